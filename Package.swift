@@ -1,0 +1,112 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "SessionHub",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "sessionhub", targets: ["sessionhub"]),
+        .library(name: "WebSocket", targets: ["WebSocket"]),
+        .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // System zlib, used by permessage-deflate (RFC 7692).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        // System libcrypto (OpenSSL, from libssl-dev): HMAC-SHA256 for tokens, secure random bytes.
+        .systemLibrary(
+            name: "COpenSSLCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Layer 1: the RFC 6455 + RFC 7692 protocol core. Sans-IO: bytes in, events and bytes out.
+        .target(
+            name: "WebSocket",
+            dependencies: [
+                "CZlib",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 2: the core on SwiftNIO — HTTP/1.1 upgrade, frame handler, keepalive, back-pressure, client.
+        .target(
+            name: "WebSocketTransport",
+            dependencies: [
+                "WebSocket",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 6: wiring — configuration, HTTP routes, WebSocket endpoints, lifecycle.
+        .target(
+            name: "SessionHubServer",
+            dependencies: [
+                "COpenSSLCrypto",
+                "WebSocket",
+                "WebSocketTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 7: the `sessionhub` command.
+        .executableTarget(
+            name: "sessionhub",
+            dependencies: [
+                "SessionHubServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WebSocketTests",
+            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "WebSocketTransportTests",
+            dependencies: [
+                "WebSocket",
+                "WebSocketTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SessionHubServerTests",
+            dependencies: [
+                "SessionHubServer",
+                "WebSocket",
+                "WebSocketTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,39 @@
+/// Why a token was refused. The `reason` goes into the close frame (1008) or the HTTP error.
+public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No token was presented.
+    case missing
+    /// Not three base64url parts of JSON.
+    case malformed
+    /// Not HS256.
+    case unsupportedAlgorithm
+    /// The signature does not match this hub's secret.
+    case badSignature
+    /// Past its `exp`.
+    case expired
+    /// Claims missing or invalid (empty `sub`, over-long fields).
+    case invalidClaims
+
+    /// A stable snake_case code.
+    public var code: String {
+        switch self {
+        case .missing: return "token_missing"
+        case .malformed: return "token_malformed"
+        case .unsupportedAlgorithm: return "token_algorithm"
+        case .badSignature: return "token_signature"
+        case .expired: return "token_expired"
+        case .invalidClaims: return "token_claims"
+        }
+    }
+
+    /// A human reason.
+    public var description: String {
+        switch self {
+        case .missing: return "authentication required: present a bearer token"
+        case .malformed: return "malformed token"
+        case .unsupportedAlgorithm: return "unsupported token algorithm (HS256 only)"
+        case .badSignature: return "invalid token signature"
+        case .expired: return "token expired"
+        case .invalidClaims: return "invalid token claims"
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import NIOCore
+import WebSocketTransport
+
+/// Settings of a running hub, from the command line or a test.
+public struct HubServerConfiguration: Sendable {
+    /// Address to bind. Default 127.0.0.1 (loopback only).
+    public var host: String
+    /// Port; 0 picks a free one. Default 8080.
+    public var port: Int
+    /// Serve the `/echo` diagnostic endpoint. Default off.
+    public var enableEcho: Bool
+    /// Serve the `/room/<name>` raw relay used by the peer benchmarks. Default off.
+    public var enableRooms: Bool
+    /// Largest WebSocket message accepted, after decompression (close 1009 beyond). Default 1 MiB.
+    public var maxMessageSize: Int
+    /// Whether permessage-deflate may be negotiated. Default on.
+    public var compression: Bool
+    /// Keepalive and close timing.
+    public var timeouts: WebSocketTimeouts
+    /// Event loop threads; default the number of cores.
+    public var threads: Int
+
+    /// Creates a configuration with the documented defaults.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        enableEcho: Bool = false,
+        enableRooms: Bool = false,
+        maxMessageSize: Int = 1 << 20,
+        compression: Bool = true,
+        timeouts: WebSocketTimeouts = .default,
+        threads: Int = System.coreCount
+    ) {
+        self.host = host
+        self.port = port
+        self.enableEcho = enableEcho
+        self.enableRooms = enableRooms
+        self.maxMessageSize = maxMessageSize
+        self.compression = compression
+        self.timeouts = timeouts
+        self.threads = max(1, threads)
+    }
+}

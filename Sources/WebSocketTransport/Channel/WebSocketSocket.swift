@@ -1,0 +1,76 @@
+import NIOCore
+import WebSocket
+
+/// The handle an application holds for one open WebSocket connection. Safe to use from any
+/// thread or task: calls made off the connection's event loop hop onto it, and calls made on
+/// it act at once (and are flushed together at the end of the current read).
+public final class WebSocketSocket: Sendable {
+    /// A process-unique connection id, for logs and registries.
+    public let id: UInt64
+    /// The event loop the connection lives on.
+    public let eventLoop: any EventLoop
+    /// The upgrade request (server side), for the path, query and headers.
+    public let request: HandshakeRequest?
+    /// The negotiated subprotocol, if any.
+    public let subprotocol: String?
+    /// The negotiated permessage-deflate parameters, if any.
+    public let compression: PerMessageDeflateParameters?
+    /// The peer's address.
+    public let remoteAddress: SocketAddress?
+
+    private let handler: NIOLoopBoundBox<WebSocketChannelHandler?>
+
+    init(
+        id: UInt64,
+        eventLoop: any EventLoop,
+        request: HandshakeRequest?,
+        subprotocol: String?,
+        compression: PerMessageDeflateParameters?,
+        remoteAddress: SocketAddress?,
+        handler: WebSocketChannelHandler
+    ) {
+        self.id = id
+        self.eventLoop = eventLoop
+        self.request = request
+        self.subprotocol = subprotocol
+        self.compression = compression
+        self.remoteAddress = remoteAddress
+        self.handler = NIOLoopBoundBox(handler, eventLoop: eventLoop)
+    }
+
+    /// Forgets the handler once the connection is gone (breaks the reference cycle).
+    func detach() {
+        handler.value = nil
+    }
+
+    private func onLoop(_ body: @escaping @Sendable (WebSocketChannelHandler) -> Void) {
+        if eventLoop.inEventLoop {
+            if let handler = handler.value { body(handler) }
+        } else {
+            let box = handler
+            eventLoop.execute {
+                if let handler = box.value { body(handler) }
+            }
+        }
+    }
+
+    /// Sends a message (compressed when negotiated and worthwhile).
+    public func send(_ message: WebSocketMessage) {
+        onLoop { $0.send(message) }
+    }
+
+    /// Sends a text message.
+    public func send(text: String) {
+        send(.text(ByteBuffer(string: text)))
+    }
+
+    /// Writes a frame encoded once for many recipients.
+    public func send(_ frame: PreparedFrame) {
+        onLoop { $0.sendPrepared(frame) }
+    }
+
+    /// Starts the close handshake; TCP closes when the peer answers or after the close timeout.
+    public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+        onLoop { $0.close(code: code, reason: reason) }
+    }
+}

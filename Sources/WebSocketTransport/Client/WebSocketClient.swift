@@ -1,0 +1,67 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import WebSocket
+
+/// Opens client connections (`ws://`) with our own handshake and protocol core: for the bot,
+/// the load test and the interop tests.
+public enum WebSocketClient {
+    private static let ids = NIOLockedValueBox<UInt64>(1 << 40)
+
+    /// Connects and completes the opening handshake; messages go to the endpoint `makeEndpoint`
+    /// creates (on the connection's event loop).
+    public static func connect(
+        to url: WebSocketURL,
+        configuration: WebSocketClientConfiguration = WebSocketClientConfiguration(),
+        group: any EventLoopGroup,
+        logger: Logger = Logger(label: "sessionhub.ws-client"),
+        makeEndpoint: @escaping @Sendable () -> any WebSocketEndpoint
+    ) async throws -> WebSocketSocket {
+        let offer = configuration.compression.isEnabled
+            ? PerMessageDeflateNegotiation.clientOffer(configuration: configuration.compression) : nil
+        let handshake = ClientHandshake(host: url.hostHeader, target: url.target, subprotocols: configuration.subprotocols,
+                                        extensionOffer: offer, extraHeaders: configuration.headers)
+        let id = ids.withLockedValue { value -> UInt64 in
+            value += 1
+            return value
+        }
+        let eventLoop = group.next()
+        let promise = eventLoop.makePromise(of: WebSocketSocket.self)
+        let channel = try await ClientBootstrap(group: eventLoop)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(configuration.connectTimeout)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    try sync.addHandler(HTTPRequestEncoder(), name: "ws-client-http-encoder")
+                    try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
+                                        name: "ws-client-http-decoder")
+                    try sync.addHandler(ClientUpgradeHandler(handshake: handshake, settings: configuration, id: id,
+                                                             makeEndpoint: makeEndpoint, promise: promise, logger: logger))
+                }
+            }
+            .connect(host: url.host, port: url.port)
+            .get()
+        let timeout = eventLoop.scheduleTask(in: configuration.connectTimeout) {
+            promise.fail(ChannelError.connectTimeout(configuration.connectTimeout))
+            channel.close(promise: nil)
+        }
+        defer { timeout.cancel() }
+        return try await promise.futureResult.get()
+    }
+
+    /// Connects and returns a connection whose incoming messages are an async sequence.
+    public static func connect(
+        to url: WebSocketURL,
+        configuration: WebSocketClientConfiguration = WebSocketClientConfiguration(),
+        group: any EventLoopGroup,
+        logger: Logger = Logger(label: "sessionhub.ws-client")
+    ) async throws -> WebSocketClientConnection {
+        let (stream, continuation) = AsyncStream.makeStream(of: WebSocketClientConnection.Event.self)
+        let endpoint = StreamingEndpoint(continuation: continuation)
+        let socket = try await connect(to: url, configuration: configuration, group: group, logger: logger) { endpoint }
+        return WebSocketClientConnection(socket: socket, events: stream)
+    }
+}

@@ -1,0 +1,34 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The server's open WebSocket connections, for counting and for closing them all on shutdown.
+final class ConnectionRegistry: Sendable {
+    private let state = NIOLockedValueBox(State())
+
+    private struct State {
+        var next: UInt64 = 0
+        var channels: [UInt64: any Channel] = [:]
+    }
+
+    /// A fresh connection id.
+    func nextID() -> UInt64 {
+        state.withLockedValue { state in
+            state.next += 1
+            return state.next
+        }
+    }
+
+    /// Tracks `channel` until it closes.
+    func register(id: UInt64, channel: any Channel) {
+        state.withLockedValue { $0.channels[id] = channel }
+        channel.closeFuture.whenComplete { [weak self] _ in
+            self?.state.withLockedValue { _ = $0.channels.removeValue(forKey: id) }
+        }
+    }
+
+    /// How many connections are open.
+    var count: Int { state.withLockedValue { $0.channels.count } }
+
+    /// A snapshot of the open channels.
+    var channels: [any Channel] { state.withLockedValue { Array($0.channels.values) } }
+}

@@ -1,0 +1,116 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import WebSocket
+
+/// A WebSocket and HTTP/1.1 server on SwiftNIO: HTTP parsing from NIOHTTP1, every WebSocket
+/// rule from our own protocol core.
+public final class WebSocketServer: Sendable {
+    private let configuration: WebSocketServerConfiguration
+    private let router: any WebSocketRouter
+    private let responder: any HTTPResponder
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let registry = ConnectionRegistry()
+    private let listener = NIOLockedValueBox<(any Channel)?>(nil)
+
+    /// Creates a server; nothing happens until ``start()``.
+    public init(
+        configuration: WebSocketServerConfiguration,
+        router: any WebSocketRouter,
+        responder: any HTTPResponder = NotFoundResponder(),
+        group: any EventLoopGroup,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.responder = responder
+        self.group = group
+        self.logger = logger
+    }
+
+    /// Binds and starts accepting; returns the bound address (useful with port 0).
+    @discardableResult
+    public func start() async throws -> SocketAddress {
+        let configuration = self.configuration
+        let router = self.router
+        let responder = self.responder
+        let registry = self.registry
+        let logger = self.logger
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
+                                                 responder: responder, registry: registry, logger: logger)
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        listener.withLockedValue { $0 = channel }
+        guard let address = channel.localAddress else {
+            throw ChannelError.unknownLocalAddress
+        }
+        logger.info("listening", metadata: ["address": "\(address)"])
+        return address
+    }
+
+    /// Installs the HTTP/1.1 codec and the upgrade handler on a new connection's pipeline.
+    static func installHTTPHandlers(
+        on channel: any Channel,
+        configuration: WebSocketServerConfiguration,
+        router: any WebSocketRouter,
+        responder: any HTTPResponder,
+        registry: ConnectionRegistry,
+        logger: Logger
+    ) throws {
+        let decoderName = "http-decoder"
+        let encoderName = "http-encoder"
+        let sync = channel.pipeline.syncOperations
+        try sync.addHandler(HTTPResponseEncoder(), name: encoderName)
+        try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: decoderName)
+        try sync.addHandler(HTTPUpgradeHandler(
+            configuration: configuration, router: router, responder: responder, registry: registry,
+            logger: logger, decoderName: decoderName, encoderName: encoderName))
+    }
+
+    /// The port the server is bound to, once started.
+    public var localPort: Int? {
+        listener.withLockedValue { $0?.localAddress?.port }
+    }
+
+    /// Open WebSocket connections.
+    public var connectionCount: Int { registry.count }
+
+    /// Stops accepting connections; existing ones stay open.
+    public func stopAccepting() async {
+        let channel = listener.withLockedValue { current -> (any Channel)? in
+            defer { current = nil }
+            return current
+        }
+        try? await channel?.close()
+    }
+
+    /// Stops accepting, sends every connection a close frame (1001 by default) and waits up to
+    /// `deadline` for them to finish their close handshakes; the rest are closed outright.
+    public func shutdown(code: WebSocketCloseCode = .goingAway, reason: String = "server shutting down",
+                         deadline: TimeAmount = .seconds(5)) async {
+        await stopAccepting()
+        let channels = registry.channels
+        for channel in channels {
+            channel.pipeline.fireUserInboundEventTriggered(WebSocketCloseRequest(code: code, reason: reason))
+        }
+        let start = NIODeadline.now()
+        while registry.count > 0, NIODeadline.now() - start < deadline {
+            try? await Task.sleep(nanoseconds: 20_000_000)
+        }
+        for channel in registry.channels {
+            try? await channel.close()
+        }
+    }
+}

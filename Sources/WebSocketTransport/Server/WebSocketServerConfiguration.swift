@@ -1,0 +1,34 @@
+import WebSocket
+
+/// Everything the WebSocket server needs to listen and to judge handshakes.
+public struct WebSocketServerConfiguration: Sendable {
+    /// Address to bind. Default 127.0.0.1.
+    public var host: String
+    /// Port to bind; 0 picks a free one. Default 8080.
+    public var port: Int
+    /// Listen backlog. Default 4096.
+    public var backlog: Int32
+    /// RFC 6455 handshake rules and header limits.
+    public var handshake: ServerHandshakeConfiguration
+    /// What permessage-deflate may be negotiated (routes may still refuse it).
+    public var compression: PerMessageDeflateConfiguration
+    /// Largest plain-HTTP request body accepted (413 beyond). Default 1 MiB.
+    public var maxHTTPBodySize: Int
+
+    /// Creates a configuration with the documented defaults.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        backlog: Int32 = 4096,
+        handshake: ServerHandshakeConfiguration = .default,
+        compression: PerMessageDeflateConfiguration = .default,
+        maxHTTPBodySize: Int = 1 << 20
+    ) {
+        self.host = host
+        self.port = port
+        self.backlog = backlog
+        self.handshake = handshake
+        self.compression = compression
+        self.maxHTTPBodySize = maxHTTPBodySize
+    }
+}

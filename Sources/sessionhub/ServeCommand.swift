@@ -1,0 +1,76 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import NIOCore
+import SessionHubServer
+import WebSocketTransport
+
+/// `sessionhub serve`: runs the hub until SIGINT or SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the hub (localhost, embedded defaults)."
+    )
+
+    @Option(help: "Address to bind.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Port to bind; 0 picks a free port.")
+    var port: Int = 8080
+
+    @Option(help: "Write the bound port to this file once listening (for scripts using --port 0).")
+    var portFile: String?
+
+    @Flag(help: "Serve the /echo diagnostic endpoint (for conformance suites and benchmarks).")
+    var enableEcho = false
+
+    @Flag(help: "Serve the /room/<name> raw relay diagnostic (for the peer benchmark kit).")
+    var enableRooms = false
+
+    @Option(help: "Largest WebSocket message in bytes, after decompression; larger ones are refused with close 1009.")
+    var maxMessageSize: Int = 1 << 20
+
+    @Flag(inversion: .prefixedNo, help: "Negotiate permessage-deflate.")
+    var compression = true
+
+    @Option(help: "Seconds of silence before a keepalive ping; the connection is dropped after two.")
+    var pingInterval: Int = 30
+
+    @Option(help: "Event loop threads (default: number of cores).")
+    var threads: Int = System.coreCount
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+        guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
+        guard pingInterval > 0 else { throw ValidationError("--ping-interval must be positive") }
+        guard threads > 0 else { throw ValidationError("--threads must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "sessionhub")
+        let configuration = HubServerConfiguration(
+            host: host, port: port, enableEcho: enableEcho, enableRooms: enableRooms,
+            maxMessageSize: maxMessageSize, compression: compression,
+            timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads)
+        let hub = HubServer(configuration: configuration, logger: logger)
+        let bound = try await hub.start()
+        if let portFile {
+            try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
+        }
+        logger.info("sessionhub ready", metadata: ["port": "\(bound)", "echo": "\(enableEcho)", "rooms": "\(enableRooms)"])
+        let signal = await ShutdownSignal.wait()
+        logger.info("shutting down", metadata: ["signal": "\(signal)"])
+        await hub.shutdown()
+    }
+}

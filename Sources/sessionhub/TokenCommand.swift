@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import SessionHubServer
+
+/// `sessionhub token`: mints a development token signed with the hub's secret.
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Mint a bearer token (HS256 JWT) for development and tests."
+    )
+
+    @Option(help: "User id (the token's subject).")
+    var user: String
+
+    @Option(help: "Display name.")
+    var name: String
+
+    @Option(help: "Lifetime in seconds.")
+    var ttl: Int = 86_400
+
+    @Flag(help: "Mint an operator (admin) token.")
+    var admin = false
+
+    @Option(help: "Secret file (used when SESSIONHUB_SECRET is not set; created with a random secret if missing).")
+    var secretFile: String = "data/dev-secret"
+
+    func validate() throws {
+        guard !user.isEmpty, user.utf8.count <= 128 else { throw ValidationError("--user must be 1 to 128 bytes") }
+        guard name.utf8.count <= 128 else { throw ValidationError("--name must be at most 128 bytes") }
+        guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+    }
+
+    func run() throws {
+        let authority = TokenAuthority(secret: try HubSecret.load(file: secretFile))
+        let now = Int(Date().timeIntervalSince1970)
+        let claims = TokenClaims(sub: user, name: name, iat: now, exp: now + ttl, role: admin ? "admin" : nil)
+        FileHandle.standardOutput.write(Data((authority.mint(claims) + "\n").utf8))
+    }
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Starts the hub on 127.0.0.1:8080 with embedded defaults (release build).
+# Extra arguments go to `sessionhub serve`, e.g. ./scripts/serve.sh --port 9000 --enable-echo
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+need_build_debs
+swift build -c release --product sessionhub >&2
+exec .build/release/sessionhub serve "$@"

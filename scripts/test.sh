@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every test: the Swift unit and integration tests, then the interoperability and
+# conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+need_build_debs
+echo "[test] swift build" >&2
+swift build --build-tests
+echo "[test] swift test" >&2
+swift test --skip-build
+echo "[test] interop and conformance suites" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/interop.sh
+echo "[test] all passed" >&2
