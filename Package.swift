@@ -53,11 +53,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Layer 3: the hub domain — sessions, scenarios, recasts, stats, XP, presence. No sockets.
+        .target(
+            name: "HubDomain",
+            resources: [.copy("Resources/Scenarios")],
+            swiftSettings: strict
+        ),
+        // Layer 4: the wire protocol — versioned JSON messages shared by server, bot and load test.
+        .target(
+            name: "HubProtocol",
+            dependencies: ["HubDomain"],
+            swiftSettings: strict
+        ),
         // Layer 6: wiring — configuration, HTTP routes, WebSocket endpoints, lifecycle.
         .target(
             name: "SessionHubServer",
             dependencies: [
                 "COpenSSLCrypto",
+                "HubDomain",
+                "HubProtocol",
                 "WebSocket",
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -72,6 +86,7 @@ let package = Package(
             name: "sessionhub",
             dependencies: [
                 "SessionHubServer",
+                "HubDomain",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -97,9 +112,21 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "HubDomainTests",
+            dependencies: ["HubDomain"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HubProtocolTests",
+            dependencies: ["HubProtocol", "HubDomain"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SessionHubServerTests",
             dependencies: [
                 "SessionHubServer",
+                "HubDomain",
+                "HubProtocol",
                 "WebSocket",
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,22 +1,39 @@
+import HubDomain
+import HubProtocol
 import Logging
+import Synchronization
 import NIOCore
 import NIOPosix
 import WebSocket
 import WebSocketTransport
 
-/// The running hub: owns the event loops and the WebSocket/HTTP server.
+/// The running hub: owns the event loops, the WebSocket/HTTP server and the session registry.
 public final class HubServer: Sendable {
     /// The settings it was started with.
     public let configuration: HubServerConfiguration
+    /// The session registry.
+    public let hub: Hub
     private let group: MultiThreadedEventLoopGroup
     private let server: WebSocketServer
     private let logger: Logger
+    private let ticker = Mutex<RepeatedTask?>(nil)
 
     /// Creates the hub; call ``start()`` to listen.
-    public init(configuration: HubServerConfiguration, logger: Logger = Logger(label: "sessionhub")) {
+    /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
+    public init(configuration: HubServerConfiguration, ports: HubPorts? = nil, logger: Logger = Logger(label: "sessionhub")) throws {
         self.configuration = configuration
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
+        let catalog = try ScenarioCatalog.load(directory: configuration.scenariosDirectory)
+        var hubPorts = ports ?? HubPorts(encoder: FrameEventEncoder())
+        hubPorts.encoder = FrameEventEncoder()
+        let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
+        self.hub = hub
+        let runtime = HubRuntime(
+            hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: hubPorts.clock,
+            limits: configuration.connectionLimits,
+            decoder: ClientMessageDecoder(maxMessageBytes: configuration.connectionLimits.maxMessageBytes),
+            logger: logger)
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,
@@ -27,16 +44,23 @@ public final class HubServer: Sendable {
             }())
         self.server = WebSocketServer(
             configuration: wsConfiguration,
-            router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay()),
+            router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime),
             responder: HubHTTPResponder(),
             group: group,
             logger: logger)
     }
 
-    /// Binds and listens; returns the bound port.
+    /// Binds and listens; returns the bound port. Starts the once-a-second session clock
+    /// (grace windows, live stats).
     @discardableResult
     public func start() async throws -> Int {
         let address = try await server.start()
+        let hub = self.hub
+        let task = group.next().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+            Task { await hub.tick() }
+        }
+        ticker.withLock { $0 = task }
+        logger.info("hub ready", metadata: ["scenarios": "\(hub.catalog.scenarios.count)"])
         return address.port ?? configuration.port
     }
 
@@ -46,8 +70,11 @@ public final class HubServer: Sendable {
     /// Open WebSocket connections.
     public var connectionCount: Int { server.connectionCount }
 
-    /// Closes every connection with 1001, stops listening and releases the event loops.
+    /// Ends every live session (saving history), closes every connection with 1001, stops
+    /// listening and releases the event loops.
     public func shutdown(deadline: TimeAmount = .seconds(5)) async {
+        ticker.withLock { $0?.cancel(); $0 = nil }
+        await hub.endAll(cause: .serverShutdown)
         await server.shutdown(deadline: deadline)
         try? await group.shutdownGracefully()
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import HubDomain
 import Logging
 import NIOCore
 import SessionHubServer
@@ -40,6 +41,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Event loop threads (default: number of cores).")
     var threads: Int = System.coreCount
 
+    @Option(help: "File holding the token signing secret (created with a random secret when missing); SESSIONHUB_SECRET overrides it.")
+    var secretFile: String = "data/dev-secret"
+
+    @Option(help: "Directory of extra scenario files (*.json), added to the built-in ones.")
+    var scenariosDir: String?
+
+    @Option(help: "Seconds a dropped player's seat is held for them to resume.")
+    var graceSeconds: Int = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -47,6 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
         guard pingInterval > 0 else { throw ValidationError("--ping-interval must be positive") }
+        guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
@@ -59,11 +70,15 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "sessionhub")
+        let secret = try HubSecret.load(file: secretFile)
+        var hubConfiguration = HubConfiguration()
+        hubConfiguration.graceWindowMillis = Int64(graceSeconds) * 1000
         let configuration = HubServerConfiguration(
             host: host, port: port, enableEcho: enableEcho, enableRooms: enableRooms,
             maxMessageSize: maxMessageSize, compression: compression,
-            timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads)
-        let hub = HubServer(configuration: configuration, logger: logger)
+            timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads,
+            secret: secret, scenariosDirectory: scenariosDir, hub: hubConfiguration)
+        let hub = try HubServer(configuration: configuration, logger: logger)
         let bound = try await hub.start()
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)

@@ -13,8 +13,9 @@ import WebSocketTransport
         compression: Bool = true,
         _ body: (Int) async throws -> Void
     ) async throws {
-        let hub = HubServer(configuration: HubServerConfiguration(
-            port: 0, enableEcho: true, enableRooms: true, maxMessageSize: maxMessageSize, compression: compression, threads: 2))
+        let hub = try HubServer(configuration: HubServerConfiguration(
+            port: 0, enableEcho: true, enableRooms: true, maxMessageSize: maxMessageSize, compression: compression, threads: 2,
+            secret: Array("test-secret".utf8)))
         let port = try await hub.start()
         do {
             try await body(port)
@@ -106,7 +107,7 @@ import WebSocketTransport
     }
 
     @Test func disabledEndpointsAreRefused() async throws {
-        let hub = HubServer(configuration: HubServerConfiguration(port: 0, threads: 1))
+        let hub = try HubServer(configuration: HubServerConfiguration(port: 0, threads: 1, secret: Array("test-secret".utf8)))
         let port = try await hub.start()
         await #expect(throws: WebSocketClientError.self) {
             _ = try await Self.connect(port)
@@ -115,7 +116,7 @@ import WebSocketTransport
     }
 
     @Test func shutdownClosesClientsWith1001() async throws {
-        let hub = HubServer(configuration: HubServerConfiguration(port: 0, enableEcho: true, threads: 1))
+        let hub = try HubServer(configuration: HubServerConfiguration(port: 0, enableEcho: true, threads: 1, secret: Array("test-secret".utf8)))
         let port = try await hub.start()
         let client = try await Self.connect(port)
         var events = client.events.makeAsyncIterator()

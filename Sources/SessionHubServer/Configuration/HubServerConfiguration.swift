@@ -1,3 +1,4 @@
+import HubDomain
 import NIOCore
 import WebSocketTransport
 
@@ -19,6 +20,14 @@ public struct HubServerConfiguration: Sendable {
     public var timeouts: WebSocketTimeouts
     /// Event loop threads; default the number of cores.
     public var threads: Int
+    /// The HS256 secret tokens are signed with.
+    public var secret: [UInt8]
+    /// A directory of extra scenario files (`*.json`), or nil for the built-in ones only.
+    public var scenariosDirectory: String?
+    /// Session limits and timings (grace window, text lengths, ...).
+    public var hub: HubConfiguration
+    /// Per-connection limits of `/ws` (auth timeout, rate limits).
+    public var connectionLimits: HubConnectionLimits
 
     /// Creates a configuration with the documented defaults.
     public init(
@@ -29,7 +38,11 @@ public struct HubServerConfiguration: Sendable {
         maxMessageSize: Int = 1 << 20,
         compression: Bool = true,
         timeouts: WebSocketTimeouts = .default,
-        threads: Int = System.coreCount
+        threads: Int = System.coreCount,
+        secret: [UInt8],
+        scenariosDirectory: String? = nil,
+        hub: HubConfiguration = HubConfiguration(),
+        connectionLimits: HubConnectionLimits = HubConnectionLimits()
     ) {
         self.host = host
         self.port = port
@@ -39,5 +52,9 @@ public struct HubServerConfiguration: Sendable {
         self.compression = compression
         self.timeouts = timeouts
         self.threads = max(1, threads)
+        self.secret = secret
+        self.scenariosDirectory = scenariosDirectory
+        self.hub = hub
+        self.connectionLimits = connectionLimits
     }
 }

@@ -1,11 +1,13 @@
+import Foundation
 import NIOCore
 import WebSocket
 import WebSocketTransport
 
-/// Routes upgrade requests: `/echo` and `/room/<name>` when enabled.
+/// Routes upgrade requests: `/ws` (the hub's protocol), and `/echo` and `/room/<name>` when enabled.
 struct HubWebSocketRouter: WebSocketRouter {
     let configuration: HubServerConfiguration
     let rooms: RoomRelay
+    let runtime: HubRuntime
 
     func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?) -> WebSocketRouteDecision {
         let path = upgrade.request.path
@@ -13,6 +15,9 @@ struct HubWebSocketRouter: WebSocketRouter {
             configuration: WebSocketConfiguration(maxMessageSize: configuration.maxMessageSize),
             allowsCompression: configuration.compression,
             timeouts: configuration.timeouts)
+        if path == "/ws" {
+            return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), options)
+        }
         if path == "/echo" {
             guard configuration.enableEcho else { return .reject(.notFound, "echo endpoint is disabled (start with --enable-echo)") }
             return .accept(EchoEndpoint(), options)
@@ -24,5 +29,24 @@ struct HubWebSocketRouter: WebSocketRouter {
             return .accept(RoomEndpoint(relay: rooms, room: name), options)
         }
         return .reject(.notFound, "no WebSocket endpoint at \(path.prefix(100))")
+    }
+
+    /// Checks the bearer token of the upgrade (`Authorization: Bearer …` or `?token=`); nil when
+    /// none was presented (the client then has to send `auth`).
+    private func authenticate(_ request: HandshakeRequest) -> Result<TokenClaims, AuthError>? {
+        var token: String?
+        if let header = request.values(of: "Authorization").first {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            } else {
+                return .failure(.malformed)
+            }
+        } else if let query = request.queryItem("token") {
+            token = query
+        }
+        guard let token else { return nil }
+        let now = Int(runtime.clock.now() / 1000)
+        return Result { () throws(AuthError) -> TokenClaims in try runtime.tokens.verify(token, now: now) }
     }
 }

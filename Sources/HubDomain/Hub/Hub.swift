@@ -1,0 +1,168 @@
+/// The registry of live sessions: creates them, finds them by join code, knows which user sits
+/// where (one live session per user), and maps resume tokens to seats. Each session owns its
+/// own state; once a connection has its ``LiveSession`` it talks to it directly.
+public actor Hub {
+    /// The scenarios offered.
+    public nonisolated let catalog: ScenarioCatalog
+    /// Limits and timings.
+    public nonisolated let configuration: HubConfiguration
+    private let ports: HubPorts
+
+    private var sessions: [String: LiveSession] = [:]
+    private var codes: [String: String] = [:]
+    /// userId → sessionId, for every seat held (connected or in its grace window) and for
+    /// requests in flight.
+    private var membership: [String: String] = [:]
+    private var draining = false
+
+    /// Creates an empty hub.
+    public init(catalog: ScenarioCatalog, configuration: HubConfiguration = HubConfiguration(), ports: HubPorts) {
+        self.catalog = catalog
+        self.configuration = configuration
+        self.ports = ports
+    }
+
+    // MARK: Entering sessions
+
+    /// Starts a SOLO session for `user`.
+    public func startSolo(user: HubUser, scenarioId: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
+        let scenario = try lookUp(scenarioId)
+        let session = try create(scenario: scenario, shared: false, maxPlayers: 1, for: user)
+        return try await seat(user, in: session, link: link, mode: .solo, ref: ref, rollBackSession: true)
+    }
+
+    /// Starts a shared session hosted by `user`; the `joined` reply carries its join code.
+    public func host(user: HubUser, scenarioId: String, maxPlayers: Int?, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
+        let scenario = try lookUp(scenarioId)
+        let limit = min(scenario.maxPlayers, configuration.maxPlayersPerSession)
+        let players = maxPlayers ?? limit
+        guard players >= 2, players <= limit else {
+            throw HubError(.invalidField, "maxPlayers must be between 2 and \(limit) for \(scenario.id)")
+        }
+        let session = try create(scenario: scenario, shared: true, maxPlayers: players, for: user)
+        return try await seat(user, in: session, link: link, mode: .host, ref: ref, rollBackSession: true)
+    }
+
+    /// Joins the shared session with `code` (case-insensitive; spaces and dashes ignored).
+    public func join(user: HubUser, code: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
+        try requireNotDraining()
+        let normalized = Self.normalize(code: code)
+        guard let id = codes[normalized], let session = sessions[id] else {
+            throw HubError(.unknownJoinCode, "no live session has this join code")
+        }
+        try reserve(user.id, for: id)
+        return try await seat(user, in: session, link: link, mode: .client, ref: ref, rollBackSession: false)
+    }
+
+    /// Puts `user` back in the seat their resume token holds, on a new connection.
+    public func resume(user: HubUser, resumeToken: String, lastSeq: Int, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
+        guard let id = membership[user.id], let session = sessions[id] else {
+            throw HubError(.invalidResumeToken, "you hold no seat to resume (it may have expired or the session ended)")
+        }
+        _ = try await session.resume(userId: user.id, resumeToken: resumeToken, lastSeq: lastSeq, link: link, ref: ref)
+        return session
+    }
+
+    // MARK: Time and shutdown
+
+    /// Advances every session's clock (grace windows, live stats).
+    public func tick() async {
+        let now = ports.clock.now()
+        for session in Array(sessions.values) { await session.tick(now: now) }
+    }
+
+    /// Refuses new sessions and ends every live one with `cause`, waiting for their history saves.
+    public func endAll(cause: EndCause) async {
+        draining = true
+        for session in Array(sessions.values) { await session.end(cause: cause) }
+    }
+
+    // MARK: Reading
+
+    /// The live sessions.
+    public var liveSessions: [LiveSession] { Array(sessions.values) }
+
+    /// A live session by id.
+    public func session(id: String) -> LiveSession? { sessions[id] }
+
+    /// The session `userId` holds a seat in, if any.
+    public func session(of userId: String) -> LiveSession? { membership[userId].flatMap { sessions[$0] } }
+
+    /// How many sessions are live.
+    public var liveSessionCount: Int { sessions.count }
+
+    // MARK: Internals
+
+    private func lookUp(_ scenarioId: String) throws(HubError) -> Scenario {
+        try requireNotDraining()
+        guard let scenario = catalog.scenario(id: scenarioId) else {
+            throw HubError(.unknownScenario, "no scenario with id \(scenarioId.prefix(64))")
+        }
+        return scenario
+    }
+
+    private func requireNotDraining() throws(HubError) {
+        if draining { throw HubError(.hubFull, "the hub is shutting down and accepts no new sessions") }
+    }
+
+    private func reserve(_ userId: String, for sessionId: String) throws(HubError) {
+        if membership[userId] != nil {
+            throw HubError(.alreadyInSession, "you already hold a seat in a live session; leave it or resume it first")
+        }
+        membership[userId] = sessionId
+    }
+
+    private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser) throws(HubError) -> LiveSession {
+        guard sessions.count < configuration.maxLiveSessions else {
+            throw HubError(.hubFull, "the hub holds its maximum of \(configuration.maxLiveSessions) live sessions")
+        }
+        let id = SecureToken.hex128()
+        var code: String?
+        if shared {
+            var candidate = SecureToken.joinCode(length: configuration.joinCodeLength)
+            while codes[candidate] != nil { candidate = SecureToken.joinCode(length: configuration.joinCodeLength) }
+            code = candidate
+        }
+        try reserve(user.id, for: id)
+        let session = LiveSession(id: id, scenario: scenario, joinCode: code, maxPlayers: maxPlayers,
+                                  configuration: configuration, ports: ports) { [weak self] notice in
+            await self?.handle(notice, from: id)
+        }
+        sessions[id] = session
+        if let code { codes[code] = id }
+        return session
+    }
+
+    private func seat(_ user: HubUser, in session: LiveSession, link: any ParticipantLink, mode: SessionMode,
+                      ref: String?, rollBackSession: Bool) async throws(HubError) -> LiveSession {
+        do {
+            _ = try await session.join(user, link: link, mode: mode, ref: ref)
+            return session
+        } catch {
+            if membership[user.id] == session.id { membership[user.id] = nil }
+            if rollBackSession { forget(session.id) }
+            throw error
+        }
+    }
+
+    private func handle(_ notice: SessionNotice, from sessionId: String) {
+        switch notice {
+        case .departed(let userId):
+            if membership[userId] == sessionId { membership[userId] = nil }
+        case .ended(let userIds):
+            for userId in userIds where membership[userId] == sessionId { membership[userId] = nil }
+            forget(sessionId)
+        }
+    }
+
+    private func forget(_ sessionId: String) {
+        if let session = sessions.removeValue(forKey: sessionId), let code = session.joinCode {
+            codes[code] = nil
+        }
+    }
+
+    /// Upper-cases a typed code and drops spaces and dashes.
+    static func normalize(code: String) -> String {
+        String(code.uppercased().filter { $0 != " " && $0 != "-" }.prefix(32))
+    }
+}

@@ -1,0 +1,24 @@
+/// Limits and timings of the hub domain. Each has a default and a config key in the server.
+public struct HubConfiguration: Sendable {
+    /// How long a dropped player's seat is held, ms. Default 30 s.
+    public var graceWindowMillis: Int64 = 30_000
+    /// Largest `textNative` / `textTranslated` / `correctedText`, in characters. Default 500.
+    public var maxTextLength = 500
+    /// Largest recast `explanation`, in characters. Default 1000.
+    public var maxExplanationLength = 1000
+    /// Lines per session; `say` beyond it is refused. Default 1000.
+    public var maxLinesPerSession = 1000
+    /// Recasts per session. Default 2000.
+    public var maxRecastsPerSession = 2000
+    /// Upper bound for `maxPlayers` of a shared session (the scenario may allow fewer). Default 8.
+    public var maxPlayersPerSession = 8
+    /// Live sessions per hub. Default 10 000.
+    public var maxLiveSessions = 10_000
+    /// Broadcasts kept for replay on resume; older ones make a resume take a snapshot. Default 4096.
+    public var replayBufferSize = 4096
+    /// Join code length (alphabet of 31 unambiguous characters). Default 6 (≈ 8.9 × 10⁸ codes).
+    public var joinCodeLength = 6
+
+    /// The defaults.
+    public init() {}
+}

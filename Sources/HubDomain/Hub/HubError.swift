@@ -1,0 +1,38 @@
+/// A request the hub refuses, with a stable machine-readable code and a human message.
+public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Stable codes (documented in `docs/PROTOCOL.md`).
+    public enum Code: String, Sendable, Codable, CaseIterable {
+        case unknownScenario = "unknown_scenario"
+        case invalidField = "invalid_field"
+        case missingField = "missing_field"
+        case notInSession = "not_in_session"
+        case alreadyInSession = "already_in_session"
+        case unknownJoinCode = "unknown_join_code"
+        case sessionFull = "session_full"
+        case sessionEnded = "session_ended"
+        case unknownLine = "unknown_line"
+        case unknownRecast = "unknown_recast"
+        case notAllowed = "not_allowed"
+        case alreadyAccepted = "already_accepted"
+        case invalidResumeToken = "invalid_resume_token"
+        case invalidLastSeq = "invalid_last_seq"
+        case textTooLong = "text_too_long"
+        case emptyText = "empty_text"
+        case invalidIssueType = "invalid_issue_type"
+        case sessionLimit = "session_limit"
+        case rateLimited = "rate_limited"
+        case hubFull = "hub_full"
+        case storageUnavailable = "storage_unavailable"
+    }
+
+    public var code: Code
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,16 @@
+/// The outcome of saving an ended session to one participant's history, as in the SDK's
+/// `HistorySaveResult`: Success, or Error with a reason.
+public enum HistorySaveResult: Sendable, Equatable {
+    /// Saved.
+    case success
+    /// Not saved, and why.
+    case error(HistorySaveFailure)
+}
+
+/// Why a session was not saved to a participant's history (the SDK's reasons).
+public enum HistorySaveFailure: String, Sendable, Codable {
+    /// History is a premium feature and the user is not premium.
+    case featureLocked
+    /// The store could not be reached; the hub keeps the session and retries.
+    case networkError
+}

@@ -1,0 +1,15 @@
+/// The way a session reaches one connected participant. The server implements it over a
+/// WebSocket; tests implement it with an array. Calls arrive in order from the session actor
+/// and must not block (queue and return).
+public protocol ParticipantLink: AnyObject, Sendable {
+    /// Identifies this link (one per connection), so a stale disconnect is told from a fresh one.
+    var linkId: UInt64 { get }
+    /// A broadcast, in `seq` order.
+    func deliver(_ event: any EncodedEvent)
+    /// A message for this participant only (the answer to join or resume), sent before any
+    /// broadcast that follows it.
+    func reply(_ reply: SessionReply)
+    /// The session lets go of this link: it was replaced by a newer connection of the same
+    /// user, the participant was removed, or the session ended. The connection stays open.
+    func detach(_ reason: DetachReason)
+}

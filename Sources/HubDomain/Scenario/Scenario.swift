@@ -1,0 +1,42 @@
+/// A situation to act out ("Ordering Coffee"), loaded from a JSON file (see `docs/SCENARIOS.md`).
+public struct Scenario: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var summary: String
+    /// ISO 639-1 code of the practised language.
+    public var targetLanguage: String
+    /// CEFR level, A1 to C2.
+    public var level: String
+    /// The parts; assigned to players in order as they join (and repeated when players outnumber them).
+    public var roles: [ScenarioRole]
+    public var minPlayers: Int
+    public var maxPlayers: Int
+    public var goal: ScenarioGoal
+    public var hints: [ScenarioHint]
+
+    /// The problems with this scenario, empty when it is valid.
+    public func validationErrors() -> [String] {
+        var errors: [String] = []
+        let idOK = !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
+        if !idOK { errors.append("id must be 1 to 64 characters of a-z, 0-9 and '-'") }
+        if title.isEmpty { errors.append("title is empty") }
+        if targetLanguage.utf8.count != 2 { errors.append("targetLanguage must be a two-letter ISO 639-1 code") }
+        if !["A1", "A2", "B1", "B2", "C1", "C2"].contains(level) { errors.append("level must be one of A1..C2") }
+        if roles.count < 2 || roles.count > 6 { errors.append("roles must hold 2 to 6 roles") }
+        if Set(roles.map(\.name)).count != roles.count { errors.append("role names must be unique") }
+        if roles.contains(where: { $0.name.isEmpty }) { errors.append("a role name is empty") }
+        if minPlayers < 1 || minPlayers > maxPlayers { errors.append("minPlayers must be 1...maxPlayers") }
+        if maxPlayers < 2 || maxPlayers > 8 { errors.append("maxPlayers must be 2 to 8") }
+        if goal.lines < 1 || goal.lines > 500 { errors.append("goal.lines must be 1 to 500") }
+        let roleNames = Set(roles.map(\.name))
+        for hint in hints where !roleNames.contains(hint.roleName) {
+            errors.append("hint role '\(hint.roleName)' is not a role of the scenario")
+        }
+        return errors
+    }
+
+    /// The role for the `index`-th seat (0-based), cycling through the roles.
+    public func role(forSeat index: Int) -> String {
+        roles.isEmpty ? "Player" : roles[index % roles.count].name
+    }
+}

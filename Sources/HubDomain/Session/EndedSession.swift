@@ -1,0 +1,41 @@
+/// A finished session as handed to the ``HistoryWriter``: everything needed to build each
+/// participant's `HistorySession` and to update their progress.
+public struct EndedSession: Sendable, Equatable {
+    public var sessionId: String
+    public var scenarioId: String
+    public var scenarioTitle: String
+    /// The scenario's practised language (a user's own current target language may differ).
+    public var targetLanguage: String
+    /// Whether more than one person could take part (HOST/CLIENT).
+    public var multiplayer: Bool
+    public var startedAt: Int64
+    public var endedAt: Int64
+    public var cause: EndCause
+    public var goalReached: Bool
+    /// The full transcript.
+    public var lines: [DialogLine]
+    public var recasts: [Recast]
+    /// Everyone who took part, including those who left early.
+    public var participants: [EndedParticipant]
+
+    /// Whole seconds between start and end.
+    public var durationSeconds: Int { Int(max(0, endedAt - startedAt) / 1000) }
+
+    /// Creates the record.
+    public init(sessionId: String, scenarioId: String, scenarioTitle: String, targetLanguage: String,
+                multiplayer: Bool, startedAt: Int64, endedAt: Int64, cause: EndCause, goalReached: Bool,
+                lines: [DialogLine], recasts: [Recast], participants: [EndedParticipant]) {
+        self.sessionId = sessionId
+        self.scenarioId = scenarioId
+        self.scenarioTitle = scenarioTitle
+        self.targetLanguage = targetLanguage
+        self.multiplayer = multiplayer
+        self.startedAt = startedAt
+        self.endedAt = endedAt
+        self.cause = cause
+        self.goalReached = goalReached
+        self.lines = lines
+        self.recasts = recasts
+        self.participants = participants
+    }
+}

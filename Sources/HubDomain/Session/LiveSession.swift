@@ -1,0 +1,453 @@
+/// One live session: the only owner of its state. Every request is validated here, every
+/// accepted change is numbered, journaled and then broadcast to the members in `seq` order,
+/// encoded once for all of them.
+///
+/// Time comes from the injected clock; grace windows and live stats advance in ``tick(now:)``,
+/// which the hub calls about once a second (and tests call directly).
+public actor LiveSession {
+    /// Session id (32 hex digits).
+    public nonisolated let id: String
+    /// The scenario played.
+    public nonisolated let scenario: Scenario
+    /// The join code of a shared session; nil for SOLO.
+    public nonisolated let joinCode: String?
+    /// Epoch ms when it was created.
+    public nonisolated let startedAt: Int64
+
+    private let maxPlayers: Int
+    private let configuration: HubConfiguration
+    private let ports: HubPorts
+    private let notify: @Sendable (SessionNotice) async -> Void
+
+    private enum Phase { case live, ending, ended }
+    private var phase = Phase.live
+    private var seats: [Seat] = []
+    private var hostId: String?
+    private var lines: [DialogLine] = []
+    private var lineIndex: [String: Int] = [:]
+    private var recasts: [Recast] = []
+    private var recastIndex: [String: Int] = [:]
+    private var sessionWords = Set<String>()
+    private var statsDirty = Set<String>()
+    private var goalReached = false
+
+    private var seq = 0
+    private var lastDelivered = 0
+    private struct Pending {
+        var seq: Int
+        var encoded: any EncodedEvent
+        var durable = false
+    }
+    private var outbox: [Pending] = []
+    private var replay: [(seq: Int, encoded: any EncodedEvent)] = []
+    private var journalFailures = 0
+    private var endSummary: SessionEndSummary?
+
+    /// Creates a session; the hub adds the first participant with ``join(_:link:mode:ref:)``.
+    public init(id: String, scenario: Scenario, joinCode: String?, maxPlayers: Int,
+                configuration: HubConfiguration, ports: HubPorts,
+                notify: @escaping @Sendable (SessionNotice) async -> Void) {
+        self.id = id
+        self.scenario = scenario
+        self.joinCode = joinCode
+        self.maxPlayers = maxPlayers
+        self.configuration = configuration
+        self.ports = ports
+        self.notify = notify
+        self.startedAt = ports.clock.now()
+    }
+
+    /// Whether others can join (HOST/CLIENT) rather than SOLO.
+    public nonisolated var isShared: Bool { joinCode != nil }
+
+    // MARK: Membership
+
+    /// Seats `user` (or gives back the seat they left), replies `joined` through `link`, and
+    /// tells the others. Returns the resume token.
+    public func join(_ user: HubUser, link: any ParticipantLink, mode: SessionMode, ref: String?) async throws(HubError) -> String {
+        let known = await ports.learners.knownWords(userId: user.id, language: scenario.targetLanguage)
+        try requireLive()
+        let now = ports.clock.now()
+        let index: Int
+        if let existing = seats.firstIndex(where: { $0.user.id == user.id }) {
+            if seats[existing].present { throw HubError(.alreadyInSession, "you already have a seat in this session; resume instead") }
+            guard presentCount < maxPlayers else { throw HubError(.sessionFull, "the session is full (\(maxPlayers) players)") }
+            seats[existing].present = true
+            seats[existing].link = link
+            seats[existing].graceDeadline = nil
+            seats[existing].user = user
+            seats[existing].resumeToken = SecureToken.hex128()
+            index = existing
+        } else {
+            guard presentCount < maxPlayers else { throw HubError(.sessionFull, "the session is full (\(maxPlayers) players)") }
+            let seat = Seat(user: user, roleName: nextRole(), mode: mode, joinedAt: now,
+                            resumeToken: SecureToken.hex128(), link: link, knownWords: known)
+            seats.append(seat)
+            index = seats.count - 1
+        }
+        if hostId == nil { hostId = user.id }
+        let seq = enqueue(.participants(change: PresenceChange(userId: user.id, kind: .joined), participants: participantInfos()))
+        seats[index].deliverFrom = seq + 1
+        link.reply(.joined(snapshot(for: index, seq: seq), resumeToken: seats[index].resumeToken, ref: ref))
+        statsDirty.insert(user.id)
+        await commit(seq)
+        return seats[index].resumeToken
+    }
+
+    /// Puts a returning participant back on a new connection. Replays the broadcasts after
+    /// `lastSeq` (or sends a snapshot when they are no longer kept) and tells the others.
+    /// Returns the new resume token.
+    public func resume(userId: String, resumeToken: String, lastSeq: Int, link: any ParticipantLink, ref: String?) async throws(HubError) -> String {
+        try requireLive()
+        guard let index = seats.firstIndex(where: { $0.user.id == userId && $0.present }),
+              seats[index].resumeToken == resumeToken else {
+            throw HubError(.invalidResumeToken, "the resume token is not valid for this user (the seat may have expired)")
+        }
+        guard lastSeq >= 0, lastSeq <= seq else {
+            throw HubError(.invalidLastSeq, "lastSeq must be between 0 and \(seq)")
+        }
+        if let old = seats[index].link, old.linkId != link.linkId { old.detach(.replaced) }
+        let wasConnected = seats[index].link != nil
+        seats[index].link = link
+        seats[index].graceDeadline = nil
+        seats[index].resumeToken = SecureToken.hex128()
+        let token = seats[index].resumeToken
+        let oldestKept = replay.first?.seq ?? (lastDelivered + 1)
+        if lastSeq + 1 >= oldestKept {
+            let missed = replay.filter { $0.seq > lastSeq }
+            link.reply(.resumed(replayed: missed.count, snapshot: nil, resumeToken: token, ref: ref))
+            for event in missed { link.deliver(event.encoded) }
+            seats[index].deliverFrom = lastDelivered + 1
+        } else {
+            link.reply(.resumed(replayed: 0, snapshot: snapshot(for: index, seq: lastDelivered), resumeToken: token, ref: ref))
+            seats[index].deliverFrom = lastDelivered + 1
+        }
+        if !wasConnected {
+            let seq = enqueue(.participants(change: PresenceChange(userId: userId, kind: .reconnected), participants: participantInfos()))
+            await commit(seq)
+        }
+        return token
+    }
+
+    /// The connection `linkId` of `userId` is gone: hold the seat for the grace window.
+    public func disconnected(userId: String, linkId: UInt64) async {
+        guard phase == .live, let index = seats.firstIndex(where: { $0.user.id == userId && $0.present }),
+              seats[index].link?.linkId == linkId else { return }
+        seats[index].link = nil
+        seats[index].graceDeadline = ports.clock.now() + configuration.graceWindowMillis
+        let seq = enqueue(.participants(change: PresenceChange(userId: userId, kind: .disconnected), participants: participantInfos()))
+        await commit(seq)
+    }
+
+    /// The participant leaves for good. The host's leaving hands hosting on; the last one's
+    /// leaving ends the session.
+    public func leave(userId: String) async throws(HubError) {
+        try requireLive()
+        let index = try seatIndex(of: userId)
+        await release(index, kind: .left, detach: .left)
+    }
+
+    /// An operator removes a participant.
+    public func remove(userId: String) async throws(HubError) {
+        try requireLive()
+        let index = try seatIndex(of: userId)
+        await release(index, kind: .removed, detach: .removed)
+    }
+
+    // MARK: Dialog
+
+    /// Accepts a line from `userId`, then broadcasts it (the speaker's copy is the acknowledgement).
+    public func say(userId: String, textNative: String, textTranslated: String, ref: String?) async throws(HubError) {
+        try requireLive()
+        let index = try seatIndex(of: userId)
+        let native = try validatedText(textNative, field: "textNative")
+        let translated = try validatedText(textTranslated, field: "textTranslated", allowEmpty: true)
+        guard lines.count < configuration.maxLinesPerSession else {
+            throw HubError(.sessionLimit, "the session holds its maximum of \(configuration.maxLinesPerSession) lines")
+        }
+        let line = DialogLine(id: "l\(lines.count + 1)", speakerId: userId, roleName: seats[index].roleName,
+                              textNative: native, textTranslated: translated, timestamp: ports.clock.now())
+        lineIndex[line.id] = lines.count
+        lines.append(line)
+        seats[index].linesSpoken += 1
+        let newWords = WordTokenizer.words(in: native).subtracting(sessionWords)
+        if !newWords.isEmpty {
+            sessionWords.formUnion(newWords)
+            for seat in seats where seat.present { statsDirty.insert(seat.user.id) }
+        }
+        statsDirty.insert(userId)
+        let reachedNow = !goalReached && lines.count >= scenario.goal.lines
+        if reachedNow { goalReached = true }
+        await commit(enqueue(.line(line, ref: ref)))
+        if reachedNow { await end(cause: .goalReached) }
+    }
+
+    /// Accepts a correction of someone else's line, then broadcasts it.
+    public func recast(userId: String, lineId: String, correctedText: String, explanation: String?,
+                       issueTypes: [RecastIssueType], ref: String?) async throws(HubError) {
+        try requireLive()
+        let author = try seatIndex(of: userId)
+        guard let lineAt = lineIndex[lineId] else { throw HubError(.unknownLine, "no line \(lineId.prefix(64)) in this session") }
+        let line = lines[lineAt]
+        guard line.speakerId != userId else { throw HubError(.notAllowed, "you cannot recast your own line") }
+        let corrected = try validatedText(correctedText, field: "correctedText")
+        var note: String?
+        if let explanation, !explanation.isEmpty {
+            guard explanation.count <= configuration.maxExplanationLength else {
+                throw HubError(.textTooLong, "explanation is longer than \(configuration.maxExplanationLength) characters")
+            }
+            note = explanation
+        }
+        let types = Array(Set(issueTypes)).sorted()
+        guard !types.isEmpty else { throw HubError(.missingField, "issueTypes must name at least one of grammar, naturalness, vocabulary, sentence_structure") }
+        guard recasts.count < configuration.maxRecastsPerSession else {
+            throw HubError(.sessionLimit, "the session holds its maximum of \(configuration.maxRecastsPerSession) recasts")
+        }
+        let recast = Recast(id: "r\(recasts.count + 1)", lineId: lineId, authorId: userId, speakerId: line.speakerId,
+                            correctedText: corrected, explanation: note, issueTypes: types, timestamp: ports.clock.now())
+        recastIndex[recast.id] = recasts.count
+        recasts.append(recast)
+        seats[author].recastsGiven += 1
+        if let speaker = seats.firstIndex(where: { $0.user.id == line.speakerId }) {
+            seats[speaker].recastsReceived += 1
+            for type in types { seats[speaker].weakSpots[type, default: 0] += 1 }
+            statsDirty.insert(line.speakerId)
+        }
+        statsDirty.insert(userId)
+        await commit(enqueue(.recast(recast, ref: ref)))
+    }
+
+    /// The speaker of the corrected line accepts a recast; broadcast to all.
+    public func acceptRecast(userId: String, recastId: String, ref: String?) async throws(HubError) {
+        try requireLive()
+        let speaker = try seatIndex(of: userId)
+        guard let at = recastIndex[recastId] else { throw HubError(.unknownRecast, "no recast \(recastId.prefix(64)) in this session") }
+        guard recasts[at].speakerId == userId else { throw HubError(.notAllowed, "only the speaker of the line can accept its recast") }
+        guard !recasts[at].accepted else { throw HubError(.alreadyAccepted, "recast \(recastId) was already accepted") }
+        recasts[at].accepted = true
+        seats[speaker].recastsAccepted += 1
+        if let author = seats.firstIndex(where: { $0.user.id == recasts[at].authorId }) {
+            seats[author].recastsGivenAccepted += 1
+            statsDirty.insert(recasts[at].authorId)
+        }
+        statsDirty.insert(userId)
+        await commit(enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref)))
+    }
+
+    // MARK: Ending and time
+
+    /// The host (or solo player) ends the session.
+    public func end(by userId: String) async throws(HubError) {
+        try requireLive()
+        _ = try seatIndex(of: userId)
+        guard hostId == userId else { throw HubError(.notAllowed, "only the host can end the session") }
+        await end(cause: .hostEnded)
+    }
+
+    /// Ends the session: final figures and XP, the history save, then `ended` to everyone and
+    /// the links let go. Does nothing if it is already ending.
+    public func end(cause: EndCause) async {
+        guard phase == .live else { return }
+        phase = .ending
+        let endedAt = ports.clock.now()
+        var finals: [ParticipantStats] = []
+        var participants: [EndedParticipant] = []
+        for seat in seats {
+            let streak = await ports.learners.streak(userId: seat.user.id, endingAt: endedAt)
+            let figures = stats(for: seat, endedAt: endedAt, streak: streak)
+            finals.append(figures)
+            participants.append(EndedParticipant(userId: seat.user.id, displayName: seat.user.displayName,
+                                                 roleName: seat.roleName, figures: figures,
+                                                 newWords: sessionWords.subtracting(seat.knownWords)))
+        }
+        let ended = EndedSession(sessionId: id, scenarioId: scenario.id, scenarioTitle: scenario.title,
+                                 targetLanguage: scenario.targetLanguage, multiplayer: isShared,
+                                 startedAt: startedAt, endedAt: endedAt, cause: cause, goalReached: goalReached,
+                                 lines: lines, recasts: recasts, participants: participants)
+        let results = await ports.history.save(ended)
+        for participant in participants where !participant.newWords.isEmpty {
+            await ports.learners.recordWords(participant.newWords, userId: participant.userId, language: scenario.targetLanguage)
+        }
+        let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
+                                        goalReached: goalReached, participants: finals, history: results)
+        endSummary = summary
+        await commit(enqueue(.ended(summary)))
+        for index in seats.indices {
+            seats[index].link?.detach(.ended)
+            seats[index].link = nil
+        }
+        phase = .ended
+        await notify(.ended(userIds: seats.map(\.user.id)))
+    }
+
+    /// Advances time: releases seats whose grace window passed (ending the session when nobody
+    /// is left) and broadcasts the live figures that changed since the last tick.
+    public func tick(now: Int64) async {
+        guard phase == .live else { return }
+        for index in seats.indices where seats[index].present {
+            if let deadline = seats[index].graceDeadline, deadline <= now {
+                await release(index, kind: .expired, detach: nil)
+                if phase != .live { return }
+            }
+        }
+        if !statsDirty.isEmpty {
+            let changed = seats.filter { statsDirty.contains($0.user.id) }.map { stats(for: $0, endedAt: nil, streak: 1) }
+            statsDirty.removeAll()
+            if !changed.isEmpty { await commit(enqueue(.stats(changed))) }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The summary sent with `ended`, once the session is over.
+    public var summary: SessionEndSummary? { endSummary }
+
+    /// Whether the session is over (or ending).
+    public var isOver: Bool { phase != .live }
+
+    /// The members as everyone sees them.
+    public func participants() -> [ParticipantInfo] { participantInfos() }
+
+    /// The transcript so far.
+    public func transcript() -> [DialogLine] { lines }
+
+    /// All recasts so far.
+    public func allRecasts() -> [Recast] { recasts }
+
+    /// The last seq assigned.
+    public var currentSeq: Int { seq }
+
+    /// Journal appends that failed (the change was still broadcast).
+    public var failedJournalAppends: Int { journalFailures }
+
+    // MARK: Internals
+
+    private var presentCount: Int { seats.reduce(0) { $0 + ($1.present ? 1 : 0) } }
+
+    private func requireLive() throws(HubError) {
+        guard phase == .live else { throw HubError(.sessionEnded, "the session has ended") }
+    }
+
+    private func seatIndex(of userId: String) throws(HubError) -> Int {
+        guard let index = seats.firstIndex(where: { $0.user.id == userId && $0.present }) else {
+            throw HubError(.notInSession, "you are not a participant of this session")
+        }
+        return index
+    }
+
+    private func validatedText(_ text: String, field: String, allowEmpty: Bool = false) throws(HubError) -> String {
+        let trimmed = text.trimmingWhitespace()
+        if trimmed.isEmpty && !allowEmpty { throw HubError(.emptyText, "\(field) must not be empty") }
+        guard trimmed.count <= configuration.maxTextLength else {
+            throw HubError(.textTooLong, "\(field) is longer than \(configuration.maxTextLength) characters")
+        }
+        return trimmed
+    }
+
+    private func nextRole() -> String {
+        let taken = Set(seats.filter(\.present).map(\.roleName))
+        if let free = scenario.roles.first(where: { !taken.contains($0.name) }) { return free.name }
+        return scenario.role(forSeat: seats.count)
+    }
+
+    private func participantInfos() -> [ParticipantInfo] {
+        seats.filter(\.present).map(info(of:))
+    }
+
+    private func info(of seat: Seat) -> ParticipantInfo {
+        ParticipantInfo(userId: seat.user.id, displayName: seat.user.displayName, roleName: seat.roleName,
+                        mode: seat.mode, isHost: seat.user.id == hostId, connected: seat.link != nil)
+    }
+
+    private func snapshot(for index: Int, seq: Int) -> SessionSnapshot {
+        SessionSnapshot(sessionId: id, scenario: scenario, joinCode: joinCode, hostId: hostId, maxPlayers: maxPlayers,
+                        startedAt: startedAt, participants: participantInfos(), lines: lines, recasts: recasts,
+                        seq: seq, you: info(of: seats[index]))
+    }
+
+    private func stats(for seat: Seat, endedAt: Int64?, streak: Int) -> ParticipantStats {
+        let newWords = sessionWords.subtracting(seat.knownWords).count
+        let teamWin = isShared && goalReached
+        let input = XPInput(linesSpoken: seat.linesSpoken, newWords: newWords, recastsReceived: seat.recastsReceived,
+                            recastsAccepted: seat.recastsAccepted, recastsGivenAccepted: seat.recastsGivenAccepted,
+                            multiplayer: isShared, goalReached: goalReached, streakDays: streak)
+        let xp = XPCalculator.breakdown(for: input)
+        let stats = SessionStats(sessionId: id, startedAt: seat.joinedAt, endedAt: endedAt, mode: seat.mode,
+                                 scenarioId: scenario.id, linesSpoken: seat.linesSpoken,
+                                 wordsEncountered: sessionWords.count, newVocabulary: newWords,
+                                 errorsDetected: seat.recastsReceived, errorsCorrected: seat.recastsAccepted,
+                                 xpEarned: xp.total, xpBreakdown: xp)
+        let collaboration = CollaborationStats(successfulRepairs: seat.recastsAccepted,
+                                               helpGiven: seat.recastsGivenAccepted, teamWins: teamWin ? 1 : 0)
+        var weakSpots: [String: Int] = [:]
+        for (type, count) in seat.weakSpots { weakSpots[type.rawValue] = count }
+        return ParticipantStats(userId: seat.user.id, stats: stats, collaboration: collaboration, weakSpots: weakSpots)
+    }
+
+    /// Takes a seat away (left, removed, expired): tells the others, hands hosting on, and ends
+    /// the session when nobody is left.
+    private func release(_ index: Int, kind: PresenceChange.Kind, detach reason: DetachReason?) async {
+        let userId = seats[index].user.id
+        seats[index].present = false
+        seats[index].graceDeadline = nil
+        if let reason { seats[index].link?.detach(reason) }
+        seats[index].link = nil
+        var seqs = [enqueue(.participants(change: PresenceChange(userId: userId, kind: kind), participants: participantInfos()))]
+        if hostId == userId {
+            let next = seats.first(where: { $0.present && $0.link != nil }) ?? seats.first(where: \.present)
+            hostId = next?.user.id
+            if let next { seqs.append(enqueue(.hostChanged(userId: next.user.id))) }
+        }
+        for seq in seqs { await commit(seq) }
+        await notify(.departed(userId: userId))
+        if presentCount == 0 { await end(cause: .abandoned) }
+    }
+
+    /// Numbers and encodes a broadcast and queues it behind its journal append.
+    private func enqueue(_ event: SessionEvent) -> Int {
+        seq += 1
+        let encoded = ports.encoder.encode(SessionEnvelope(sessionId: id, seq: seq, event: event))
+        outbox.append(Pending(seq: seq, encoded: encoded))
+        pendingEntries.append(JournalEntry(sessionId: id, seq: seq, timestamp: ports.clock.now(), event: event))
+        return seq
+    }
+
+    private var pendingEntries: [JournalEntry] = []
+
+    /// Journals the entry numbered `seq`, then delivers every queued broadcast whose entry is
+    /// durable, in order. A failed append is counted and the broadcast still goes out: the
+    /// session stays usable while the store is down.
+    private func commit(_ seq: Int) async {
+        if let at = pendingEntries.firstIndex(where: { $0.seq == seq }) {
+            let entry = pendingEntries.remove(at: at)
+            do {
+                try await ports.journal.append(entry)
+            } catch {
+                journalFailures += 1
+            }
+        }
+        if let at = outbox.firstIndex(where: { $0.seq == seq }) { outbox[at].durable = true }
+        drain()
+    }
+
+    private func drain() {
+        while let first = outbox.first, first.durable {
+            outbox.removeFirst()
+            lastDelivered = first.seq
+            replay.append((first.seq, first.encoded))
+            if replay.count > configuration.replayBufferSize { replay.removeFirst(replay.count / 2) }
+            for seat in seats where seat.present && seat.deliverFrom <= first.seq {
+                seat.link?.deliver(first.encoded)
+            }
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first.isWhitespace { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last.isWhitespace { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+}

@@ -1,0 +1,22 @@
+/// What every member is told when a session ends.
+public struct SessionEndSummary: Sendable, Equatable {
+    public var cause: EndCause
+    public var endedAt: Int64
+    public var durationSeconds: Int
+    public var goalReached: Bool
+    /// Every participant who took part, with final figures.
+    public var participants: [ParticipantStats]
+    /// History outcome per user id.
+    public var history: [String: HistorySaveResult]
+
+    /// Creates the summary.
+    public init(cause: EndCause, endedAt: Int64, durationSeconds: Int, goalReached: Bool,
+                participants: [ParticipantStats], history: [String: HistorySaveResult]) {
+        self.cause = cause
+        self.endedAt = endedAt
+        self.durationSeconds = durationSeconds
+        self.goalReached = goalReached
+        self.participants = participants
+        self.history = history
+    }
+}

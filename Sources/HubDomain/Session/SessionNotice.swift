@@ -1,0 +1,7 @@
+/// What a session tells the hub's registry about itself.
+public enum SessionNotice: Sendable {
+    /// The user no longer holds a seat (left, removed, or grace expired).
+    case departed(userId: String)
+    /// The session is over; every seat is released.
+    case ended(userIds: [String])
+}

@@ -1,0 +1,130 @@
+import Foundation
+import HubDomain
+
+/// Decodes client messages (JSON text frames) into ``ClientMessage`` values, with a precise
+/// ``ProtocolError`` for anything malformed. Unknown extra fields are ignored, so clients may
+/// add their own.
+public struct ClientMessageDecoder: Sendable {
+    /// Largest message accepted, in bytes. Default 16 KiB (a line is at most 500 characters).
+    public var maxMessageBytes: Int
+
+    /// Creates a decoder.
+    public init(maxMessageBytes: Int = 16 * 1024) {
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// Every field any client message may carry; which ones are required depends on `type`.
+    private struct Envelope: Decodable {
+        var type: String?
+        var id: RequestID?
+        var protocolVersion: Int?
+        var token: String?
+        var scenarioId: String?
+        var maxPlayers: Int?
+        var code: String?
+        var resumeToken: String?
+        var lastSeq: Int?
+        var textNative: String?
+        var textTranslated: String?
+        var lineId: String?
+        var correctedText: String?
+        var explanation: String?
+        var issueTypes: [String]?
+        var recastId: String?
+    }
+
+    /// A request id: a JSON string or integer.
+    private struct RequestID: Decodable {
+        var text: String
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let string = try? container.decode(String.self) {
+                text = string
+            } else {
+                text = String(try container.decode(Int64.self))
+            }
+        }
+    }
+
+    /// Decodes one message.
+    public func decode(_ data: Data) -> Result<ClientMessage, ProtocolError> {
+        guard data.count <= maxMessageBytes else {
+            return .failure(ProtocolError(.messageTooLarge, "messages are limited to \(maxMessageBytes) bytes"))
+        }
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: data)
+        } catch DecodingError.dataCorrupted {
+            return .failure(ProtocolError(.malformedJSON, "the message is not a JSON object"))
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            return .failure(ProtocolError(.malformedJSON, "the message must be a JSON object"))
+        } catch let DecodingError.typeMismatch(_, context) {
+            let field = context.codingPath.first?.stringValue ?? "?"
+            return .failure(ProtocolError(.invalidField, "field \(field) has the wrong type", ref: Self.bestEffortID(data)))
+        } catch {
+            return .failure(ProtocolError(.malformedJSON, "the message is not valid JSON"))
+        }
+        let ref = envelope.id?.text
+        if let ref, ref.utf8.count > 64 {
+            return .failure(ProtocolError(.invalidField, "id is limited to 64 bytes"))
+        }
+        guard let type = envelope.type else {
+            return .failure(ProtocolError(.missingField, "missing field type", ref: ref))
+        }
+        func require<T>(_ value: T?, _ name: String) throws(ProtocolError) -> T {
+            guard let value else { throw ProtocolError(.missingField, "\(type) needs the field \(name)", ref: ref) }
+            return value
+        }
+        do throws(ProtocolError) {
+            let request: ClientRequest
+            switch type {
+            case "hello": request = .hello(protocolVersion: envelope.protocolVersion)
+            case "auth": request = .auth(token: try require(envelope.token, "token"))
+            case "scenarios": request = .scenarios
+            case "startSolo": request = .startSolo(scenarioId: try require(envelope.scenarioId, "scenarioId"))
+            case "host": request = .host(scenarioId: try require(envelope.scenarioId, "scenarioId"), maxPlayers: envelope.maxPlayers)
+            case "join": request = .join(code: try require(envelope.code, "code"))
+            case "resume":
+                request = .resume(resumeToken: try require(envelope.resumeToken, "resumeToken"),
+                                  lastSeq: try require(envelope.lastSeq, "lastSeq"))
+            case "say":
+                request = .say(textNative: try require(envelope.textNative, "textNative"),
+                               textTranslated: envelope.textTranslated ?? "")
+            case "recast":
+                let names = try require(envelope.issueTypes, "issueTypes")
+                var types: [RecastIssueType] = []
+                for name in names {
+                    guard let type = RecastIssueType(rawValue: name) else {
+                        throw ProtocolError(.invalidIssueType,
+                                            "unknown issue type \(name.prefix(40)); use grammar, naturalness, vocabulary or sentence_structure",
+                                            ref: ref)
+                    }
+                    types.append(type)
+                }
+                request = .recast(lineId: try require(envelope.lineId, "lineId"),
+                                  correctedText: try require(envelope.correctedText, "correctedText"),
+                                  explanation: envelope.explanation, issueTypes: types)
+            case "acceptRecast": request = .acceptRecast(recastId: try require(envelope.recastId, "recastId"))
+            case "leave": request = .leave
+            case "end": request = .end
+            case "ping": request = .ping
+            default:
+                throw ProtocolError(.unknownType, "unknown message type \(type.prefix(40))", ref: ref)
+            }
+            return .success(ClientMessage(id: ref, request: request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Decodes UTF-8 text.
+    public func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
+        decode(Data(text.utf8))
+    }
+
+    /// The `id` of a message whose other fields failed, so the error can still carry `ref`.
+    private static func bestEffortID(_ data: Data) -> String? {
+        struct OnlyID: Decodable { var id: RequestID? }
+        return (try? JSONDecoder().decode(OnlyID.self, from: data))?.id?.text
+    }
+}

@@ -1,0 +1,50 @@
+import HubDomain
+
+/// What a client asks for (the `type` of a client message and its fields).
+public enum ClientRequest: Sendable, Equatable {
+    /// States the protocol version the client speaks; answered with `welcome`.
+    case hello(protocolVersion: Int?)
+    /// Authenticates a connection that presented no token on the upgrade (browsers).
+    case auth(token: String)
+    /// Lists the scenario catalogue.
+    case scenarios
+    /// Starts a SOLO session.
+    case startSolo(scenarioId: String)
+    /// Starts a shared session and becomes its host.
+    case host(scenarioId: String, maxPlayers: Int?)
+    /// Joins a shared session by its code.
+    case join(code: String)
+    /// Takes a held seat back after a dropped connection.
+    case resume(resumeToken: String, lastSeq: Int)
+    /// Speaks a line.
+    case say(textNative: String, textTranslated: String)
+    /// Corrects another participant's line.
+    case recast(lineId: String, correctedText: String, explanation: String?, issueTypes: [RecastIssueType])
+    /// Accepts a correction of one's own line.
+    case acceptRecast(recastId: String)
+    /// Leaves the session for good.
+    case leave
+    /// Ends the session (host or solo player).
+    case end
+    /// Application-level ping; answered with `pong`.
+    case ping
+
+    /// The wire name of the request.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .auth: "auth"
+        case .scenarios: "scenarios"
+        case .startSolo: "startSolo"
+        case .host: "host"
+        case .join: "join"
+        case .resume: "resume"
+        case .say: "say"
+        case .recast: "recast"
+        case .acceptRecast: "acceptRecast"
+        case .leave: "leave"
+        case .end: "end"
+        case .ping: "ping"
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import HubDomain
+
+/// Encodes everything the hub sends as compact JSON text: session broadcasts (once per
+/// broadcast, whatever the number of members) and the messages for one connection.
+public enum ServerMessageEncoder {
+    /// A numbered session broadcast: `{"type":…,"sessionId":…,"seq":…,…}`.
+    public static func broadcast(_ envelope: SessionEnvelope) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        switch envelope.event {
+        case .participants(let change, let participants):
+            header(&w, "participants", envelope)
+            w.key("change")
+            w.beginObject()
+            w.field("userId", change.userId)
+            w.field("kind", change.kind.rawValue)
+            w.endObject()
+            w.key("participants")
+            w.beginArray()
+            for participant in participants { w.write(participant) }
+            w.endArray()
+        case .line(let line, let ref):
+            header(&w, "line", envelope)
+            w.optionalField("ref", ref)
+            w.key("line")
+            w.write(line)
+        case .recast(let recast, let ref):
+            header(&w, "recast", envelope)
+            w.optionalField("ref", ref)
+            w.key("recast")
+            w.write(recast)
+        case .recastAccepted(let recastId, let lineId, let userId, let ref):
+            header(&w, "recastAccepted", envelope)
+            w.optionalField("ref", ref)
+            w.field("recastId", recastId)
+            w.field("lineId", lineId)
+            w.field("userId", userId)
+        case .hostChanged(let userId):
+            header(&w, "hostChanged", envelope)
+            w.field("userId", userId)
+        case .stats(let figures):
+            header(&w, "stats", envelope)
+            w.key("participants")
+            w.beginArray()
+            for figure in figures { w.write(figure) }
+            w.endArray()
+        case .ended(let summary):
+            header(&w, "ended", envelope)
+            w.field("cause", summary.cause.rawValue)
+            w.field("endedAt", summary.endedAt)
+            w.field("durationSeconds", summary.durationSeconds)
+            w.field("goalReached", summary.goalReached)
+            w.key("participants")
+            w.beginArray()
+            for figure in summary.participants {
+                w.write(figure, history: summary.history[figure.userId] ?? .error(.networkError))
+            }
+            w.endArray()
+        }
+        w.endObject()
+        return w.output
+    }
+
+    private static func header(_ w: inout JSONWriter, _ type: String, _ envelope: SessionEnvelope) {
+        w.field("type", type)
+        w.field("sessionId", envelope.sessionId)
+        w.field("seq", envelope.seq)
+    }
+
+    /// The answer to `join`/`host`/`startSolo`, or to `resume`.
+    public static func reply(_ reply: SessionReply) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        switch reply {
+        case .joined(let snapshot, let token, let ref):
+            w.field("type", "joined")
+            w.optionalField("ref", ref)
+            w.field("resumeToken", token)
+            w.key("session")
+            w.write(snapshot)
+        case .resumed(let replayed, let snapshot, let token, let ref):
+            w.field("type", "resumed")
+            w.optionalField("ref", ref)
+            w.field("resumeToken", token)
+            w.field("mode", snapshot == nil ? "replay" : "snapshot")
+            w.field("replayed", replayed)
+            if let snapshot {
+                w.key("session")
+                w.write(snapshot)
+            }
+        }
+        w.endObject()
+        return w.output
+    }
+
+    /// `welcome`: sent once a connection is authenticated.
+    public static func welcome(userId: String, displayName: String, serverTime: Int64, limits: [(String, Int)], resumable: String?) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("type", "welcome")
+        w.field("protocolVersion", ProtocolVersion.current)
+        w.field("userId", userId)
+        w.field("displayName", displayName)
+        w.field("serverTime", serverTime)
+        w.key("limits")
+        w.beginObject()
+        for (name, value) in limits { w.field(name, value) }
+        w.endObject()
+        w.field("resumableSessionId", resumable)
+        w.endObject()
+        return w.output
+    }
+
+    /// `error{code, message, ref}`.
+    public static func error(code: String, message: String, ref: String?) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("type", "error")
+        w.optionalField("ref", ref)
+        w.field("code", code)
+        w.field("message", message)
+        w.endObject()
+        return w.output
+    }
+
+    /// The scenario catalogue.
+    public static func scenarios(_ scenarios: [Scenario], ref: String?) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("type", "scenarios")
+        w.optionalField("ref", ref)
+        w.key("scenarios")
+        w.beginArray()
+        for scenario in scenarios { w.write(scenario) }
+        w.endArray()
+        w.endObject()
+        return w.output
+    }
+
+    /// `pong{ref, serverTime}`.
+    public static func pong(ref: String?, serverTime: Int64) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("type", "pong")
+        w.optionalField("ref", ref)
+        w.field("serverTime", serverTime)
+        w.endObject()
+        return w.output
+    }
+
+    /// `left{ref}`: the answer to `leave` and `end` once the connection is out of the session.
+    /// Also sent unasked with a `reason` when the session lets go of the connection.
+    public static func left(ref: String?, reason: String) -> String {
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("type", "left")
+        w.optionalField("ref", ref)
+        w.field("reason", reason)
+        w.endObject()
+        return w.output
+    }
+}

@@ -1,0 +1,11 @@
+import HubDomain
+
+/// What a connection's worker processes, in arrival order.
+enum ConnectionInput: Sendable {
+    /// A text message from the client.
+    case text(String)
+    /// The session joined as membership `generation` let go of this connection.
+    case detached(generation: Int, reason: DetachReason)
+    /// The time to authenticate ran out.
+    case authTimeout
+}

@@ -1,0 +1,91 @@
+import HubDomain
+import Testing
+
+/// The journal comes before the broadcast (DESIGN.md, "Durability"), also when requests overlap.
+@Suite("Journal and delivery order")
+struct JournalTests {
+    /// Alice and Bob in a session journaled by `journal`; Alice's next line will be held.
+    static func pair(_ journal: GatedJournal) async throws -> (Harness, Member, Member, heldSeq: Int) {
+        let h = Harness(journalOverride: journal)
+        let members = try await h.group(2)
+        let next = await members[0].session.currentSeq + 1
+        journal.hold(seq: next)
+        return (h, members[0], members[1], next)
+    }
+
+    @Test func broadcastWaitsForItsJournalAppendAndOrderIsKept() async throws {
+        let journal = GatedJournal()
+        let (_, alice, bob, held) = try await Self.pair(journal)
+        let first = Task { try await alice.say("primera") }
+        await journal.waitUntilHeld()
+        #expect(bob.link.lines.isEmpty) // not durable yet, not delivered
+        try await bob.say("segunda")      // seq held + 1, journaled at once
+        #expect(bob.link.lines.isEmpty) // still behind the held line
+        #expect(alice.link.lines.isEmpty)
+        journal.release()
+        try await first.value
+        for member in [alice, bob] {
+            #expect(member.link.lines.map(\.textNative) == ["primera", "segunda"])
+            #expect(member.link.seqs.filter { $0 >= held } == [held, held + 1])
+        }
+    }
+
+    @Test(.disabled("BUG: LiveSession.commit journals overlapping broadcasts out of seq order (SessionJournal requires seq order)"))
+    func journalAppendsArriveInSeqOrder() async throws {
+        let journal = GatedJournal()
+        let (_, alice, bob, _) = try await Self.pair(journal)
+        let first = Task { try await alice.say("primera") }
+        await journal.waitUntilHeld()
+        try await bob.say("segunda")
+        journal.release()
+        try await first.value
+        let seqs = journal.entries(of: alice.session.id).map(\.seq)
+        // SessionJournal: "Entries of one session arrive in seq order."
+        #expect(seqs == seqs.sorted(), "journal order: \(seqs)")
+    }
+
+    @Test(.disabled("BUG: LiveSession.end(cause:) detaches links while earlier broadcasts still await their journal append; the line and `ended` are never delivered"))
+    func endingWhileALineIsBeingJournaledStillDeliversIt() async throws {
+        let journal = GatedJournal()
+        let (_, alice, bob, held) = try await Self.pair(journal)
+        let line = Task { try await bob.say("última") }
+        await journal.waitUntilHeld()
+        try await alice.session.end(by: Users.alice.id)
+        journal.release()
+        try await line.value
+        for member in [alice, bob] {
+            // The line was accepted (it is in the transcript and the saved session), so every
+            // connected member must get it, then `ended`, then the detach.
+            #expect(member.link.lines.map(\.textNative) == ["última"], "\(member.id)")
+            #expect(member.link.seqs.filter { $0 >= held } == [held, held + 1], "\(member.id)")
+            #expect(member.link.endSummary != nil, "\(member.id)")
+            guard case .detach(.ended)? = member.link.records.last else {
+                Issue.record("\(member.id): last record \(String(describing: member.link.records.last))")
+                continue
+            }
+        }
+    }
+
+    @Test func failedAppendsAreCountedAndBroadcastsStillGoOut() async throws {
+        let journal = FailingJournal()
+        let h = Harness(journalOverride: journal)
+        let members = try await h.group(2)
+        try await members[0].say("hola")
+        try await members[1].say("adiós")
+        let session = members[0].session
+        #expect(await session.failedJournalAppends == 4)
+        #expect(journal.attemptCount == 4)
+        #expect(members[1].link.lines.map(\.textNative) == ["hola", "adiós"])
+        #expect(members[1].link.seqs == [3, 4])
+    }
+
+    @Test func journalEntriesAreStampedWithTheServerClock() async throws {
+        let h = Harness()
+        let alice = try await h.solo()
+        h.clock.advance(42)
+        try await alice.say("hola")
+        let entries = h.journal.entries(of: alice.session.id)
+        #expect(entries.map(\.timestamp) == [TestClock.start, TestClock.start + 42])
+        #expect(h.journal.entries(of: "another-session").isEmpty)
+    }
+}

@@ -1,0 +1,86 @@
+import HubDomain
+import Synchronization
+
+/// A journal whose append of one chosen seq waits until the test releases it, so a test can
+/// hold a broadcast "not yet durable" while other requests run. Everything else is appended at once.
+final class GatedJournal: SessionJournal {
+    private struct State {
+        var entries: [JournalEntry] = []
+        var heldSeq: Int?
+        var held: CheckedContinuation<Void, Never>?
+        var arrived = false
+        var arrivalWaiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    /// The next append of `seq` will wait for ``release()``.
+    func hold(seq: Int) {
+        state.withLock {
+            $0.heldSeq = seq
+            $0.arrived = false
+        }
+    }
+
+    /// Returns once the held append has arrived and is waiting.
+    func waitUntilHeld() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { state -> Bool in
+                if state.arrived { return true }
+                state.arrivalWaiter = waiter
+                return false
+            }
+            if already { waiter.resume() }
+        }
+    }
+
+    /// Lets the held append finish.
+    func release() {
+        let held = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer {
+                state.held = nil
+                state.heldSeq = nil
+            }
+            return state.held
+        }
+        held?.resume()
+    }
+
+    func append(_ entry: JournalEntry) async throws {
+        let mustWait = state.withLock { $0.heldSeq == entry.seq }
+        if mustWait {
+            await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
+                let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                    state.held = held
+                    state.arrived = true
+                    defer { state.arrivalWaiter = nil }
+                    return state.arrivalWaiter
+                }
+                waiter?.resume()
+            }
+        }
+        state.withLock { $0.entries.append(entry) }
+    }
+
+    /// The entries in the order their appends completed.
+    func entries(of sessionId: String) -> [JournalEntry] {
+        state.withLock { $0.entries.filter { $0.sessionId == sessionId } }
+    }
+}
+
+/// A journal whose store is down: every append fails.
+final class FailingJournal: SessionJournal {
+    struct Down: Error {}
+    private let attempts = Mutex(0)
+
+    init() {}
+
+    func append(_ entry: JournalEntry) async throws {
+        attempts.withLock { $0 += 1 }
+        throw Down()
+    }
+
+    var attemptCount: Int { attempts.withLock { $0 } }
+}

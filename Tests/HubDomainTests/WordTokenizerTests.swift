@@ -1,0 +1,52 @@
+import HubDomain
+import Testing
+
+@Suite("WordTokenizer")
+struct WordTokenizerTests {
+    @Test func splitsOnSpacesAndPunctuationAndLowercases() {
+        #expect(WordTokenizer.words(in: "Hola, buenos días. ¿Qué le pongo?") == ["hola", "buenos", "días", "qué", "le", "pongo"])
+    }
+
+    @Test func countsEachWordOnce() {
+        #expect(WordTokenizer.words(in: "Hola hola HOLA ¡hola!") == ["hola"])
+    }
+
+    @Test func emptyAndPunctuationOnlyTextHaveNoWords() {
+        #expect(WordTokenizer.words(in: "").isEmpty)
+        #expect(WordTokenizer.words(in: "  ¿? ¡! ... — - ' ").isEmpty)
+    }
+
+    @Test func keepsInWordApostrophesAndHyphens() {
+        #expect(WordTokenizer.words(in: "l'hôtel don't well-known rock’n’roll") == ["l'hôtel", "don't", "well-known", "rock’n’roll"])
+    }
+
+    @Test func dropsLeadingAndTrailingApostrophesAndHyphens() {
+        #expect(WordTokenizer.words(in: "'quoted' -dash- dogs' end--") == ["quoted", "dash", "dogs", "end"])
+    }
+
+    @Test func aLoneHyphenBetweenWordsSeparatesThem() {
+        #expect(WordTokenizer.words(in: "uno - dos") == ["uno", "dos"])
+    }
+
+    @Test func digitsAreWordCharacters() {
+        #expect(WordTokenizer.words(in: "Son 3,50 euros, habitación 12B") == ["son", "3", "50", "euros", "habitación", "12b"])
+    }
+
+    @Test func scriptsWithoutSpacesCountARunAsOneWord() {
+        #expect(WordTokenizer.words(in: "東京駅はどこですか？") == ["東京駅はどこですか"])
+        #expect(WordTokenizer.words(in: "切符を一枚、ください。") == ["切符を一枚", "ください"])
+    }
+
+    @Test func accentedLettersAreLettersAndLowercaseKeepsThem() {
+        #expect(WordTokenizer.words(in: "ÉTÉ Straße ÇA") == ["été", "straße", "ça"])
+    }
+
+    @Test func canonicallyEquivalentSpellingsAreOneWord() {
+        // "café" precomposed (U+00E9) and decomposed (e + U+0301).
+        #expect(WordTokenizer.words(in: "caf\u{E9} cafe\u{301}").count == 1)
+    }
+
+    @Test func separatesOnOtherWhitespaceAndSymbols() {
+        #expect(WordTokenizer.words(in: "uno\ttres\ncuatro/cinco+seis_siete") == ["uno", "tres", "cuatro", "cinco", "seis", "siete"])
+    }
+}
