@@ -20,13 +20,19 @@ public final class HubServer: Sendable {
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
-    public init(configuration: HubServerConfiguration, ports: HubPorts? = nil, logger: Logger = Logger(label: "sessionhub")) throws {
+    /// - Parameters:
+    ///   - clock, journal, history, learners: the domain's seams; in-memory defaults.
+    public init(configuration: HubServerConfiguration,
+                clock: any HubClock = SystemHubClock(),
+                journal: any SessionJournal = InMemorySessionJournal(),
+                history: any HistoryWriter = InMemoryHistoryWriter(),
+                learners: any LearnerRecords = InMemoryLearnerRecords(),
+                logger: Logger = Logger(label: "sessionhub")) throws {
         self.configuration = configuration
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let catalog = try ScenarioCatalog.load(directory: configuration.scenariosDirectory)
-        var hubPorts = ports ?? HubPorts(encoder: FrameEventEncoder())
-        hubPorts.encoder = FrameEventEncoder()
+        let hubPorts = HubPorts(clock: clock, encoder: FrameEventEncoder(), journal: journal, history: history, learners: learners)
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
         let runtime = HubRuntime(

@@ -30,7 +30,7 @@ struct JournalTests {
         }
     }
 
-    @Test(.disabled("BUG: LiveSession.commit journals overlapping broadcasts out of seq order (SessionJournal requires seq order)"))
+    @Test
     func journalAppendsArriveInSeqOrder() async throws {
         let journal = GatedJournal()
         let (_, alice, bob, _) = try await Self.pair(journal)
@@ -44,15 +44,19 @@ struct JournalTests {
         #expect(seqs == seqs.sorted(), "journal order: \(seqs)")
     }
 
-    @Test(.disabled("BUG: LiveSession.end(cause:) detaches links while earlier broadcasts still await their journal append; the line and `ended` are never delivered"))
+    @Test
     func endingWhileALineIsBeingJournaledStillDeliversIt() async throws {
         let journal = GatedJournal()
         let (_, alice, bob, held) = try await Self.pair(journal)
         let line = Task { try await bob.say("última") }
         await journal.waitUntilHeld()
-        try await alice.session.end(by: Users.alice.id)
+        // `end` waits until every accepted change is delivered, so it runs while the line is held.
+        let ending = Task { try await alice.session.end(by: Users.alice.id) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(bob.link.endSummary == nil, "ended must not overtake the held line")
         journal.release()
         try await line.value
+        try await ending.value
         for member in [alice, bob] {
             // The line was accepted (it is in the transcript and the saved session), so every
             // connected member must get it, then `ended`, then the detach.

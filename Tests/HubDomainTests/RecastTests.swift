@@ -121,7 +121,7 @@ struct RecastTests {
     }
 
     @Test func weakSpotsCountRecastsReceivedByIssueType() async throws {
-        let (h, alice, bob, carol) = try await Self.trio()
+        let (h, alice, _, carol) = try await Self.trio()
         try await Self.recast(alice, types: [.grammar])
         try await Self.recast(carol, types: [.grammar, .vocabulary])
         try await Self.recast(alice, types: [.sentenceStructure, .grammar])
@@ -135,7 +135,6 @@ struct RecastTests {
         #expect(bobs.weakSpots == ["grammar": 3, "vocabulary": 1, "sentence_structure": 1])
         #expect(bobs.stats.errorsDetected == 3)
         #expect(figures.first { $0.userId == Users.alice.id }?.weakSpots == [:])
-        _ = bob
     }
 
     @Test func finalStatsCountRepairsAndHelp() async throws {

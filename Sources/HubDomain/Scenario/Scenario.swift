@@ -19,15 +19,21 @@ public struct Scenario: Codable, Sendable, Equatable {
         var errors: [String] = []
         let idOK = !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 45 }
         if !idOK { errors.append("id must be 1 to 64 characters of a-z, 0-9 and '-'") }
-        if title.isEmpty { errors.append("title is empty") }
-        if targetLanguage.utf8.count != 2 { errors.append("targetLanguage must be a two-letter ISO 639-1 code") }
+        func blank(_ text: String) -> Bool { text.allSatisfy(\.isWhitespace) }
+        if blank(title) { errors.append("title is empty") }
+        if blank(summary) { errors.append("summary is empty") }
+        if targetLanguage.utf8.count != 2 || !targetLanguage.utf8.allSatisfy({ $0 >= 97 && $0 <= 122 }) {
+            errors.append("targetLanguage must be a lowercase two-letter ISO 639-1 code")
+        }
         if !["A1", "A2", "B1", "B2", "C1", "C2"].contains(level) { errors.append("level must be one of A1..C2") }
         if roles.count < 2 || roles.count > 6 { errors.append("roles must hold 2 to 6 roles") }
         if Set(roles.map(\.name)).count != roles.count { errors.append("role names must be unique") }
-        if roles.contains(where: { $0.name.isEmpty }) { errors.append("a role name is empty") }
+        if roles.contains(where: { blank($0.name) }) { errors.append("a role name is empty") }
         if minPlayers < 1 || minPlayers > maxPlayers { errors.append("minPlayers must be 1...maxPlayers") }
         if maxPlayers < 2 || maxPlayers > 8 { errors.append("maxPlayers must be 2 to 8") }
-        if goal.lines < 1 || goal.lines > 500 { errors.append("goal.lines must be 1 to 500") }
+        if goal.lines < 8 || goal.lines > 30 { errors.append("goal.lines must be 8 to 30") }
+        if hints.count < 5 || hints.count > 10 { errors.append("hints must hold 5 to 10 phrases") }
+        if hints.contains(where: { blank($0.textNative) || blank($0.textTranslated) }) { errors.append("a hint text is empty") }
         let roleNames = Set(roles.map(\.name))
         for hint in hints where !roleNames.contains(hint.roleName) {
             errors.append("hint role '\(hint.roleName)' is not a role of the scenario")

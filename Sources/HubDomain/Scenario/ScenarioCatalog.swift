@@ -55,7 +55,11 @@ public struct ScenarioCatalog: Sendable {
         } catch {
             throw ScenarioCatalogError(file: url.path, problem: "cannot read: \(error.localizedDescription)")
         }
-        let errors = scenario.validationErrors()
+        var errors = scenario.validationErrors()
+        let expectedName = scenario.id + ".json"
+        if url.lastPathComponent != expectedName {
+            errors.append("id '\(scenario.id)' does not match the file name (name it \(expectedName))")
+        }
         if !errors.isEmpty { throw ScenarioCatalogError(file: url.path, problem: errors.joined(separator: "; ")) }
         return scenario
     }

@@ -90,7 +90,7 @@ public actor LiveSession {
         seats[index].deliverFrom = seq + 1
         link.reply(.joined(snapshot(for: index, seq: seq), resumeToken: seats[index].resumeToken, ref: ref))
         statsDirty.insert(user.id)
-        await commit(seq)
+        await commit()
         return seats[index].resumeToken
     }
 
@@ -123,8 +123,8 @@ public actor LiveSession {
             seats[index].deliverFrom = lastDelivered + 1
         }
         if !wasConnected {
-            let seq = enqueue(.participants(change: PresenceChange(userId: userId, kind: .reconnected), participants: participantInfos()))
-            await commit(seq)
+            enqueue(.participants(change: PresenceChange(userId: userId, kind: .reconnected), participants: participantInfos()))
+            await commit()
         }
         return token
     }
@@ -135,8 +135,8 @@ public actor LiveSession {
               seats[index].link?.linkId == linkId else { return }
         seats[index].link = nil
         seats[index].graceDeadline = ports.clock.now() + configuration.graceWindowMillis
-        let seq = enqueue(.participants(change: PresenceChange(userId: userId, kind: .disconnected), participants: participantInfos()))
-        await commit(seq)
+        enqueue(.participants(change: PresenceChange(userId: userId, kind: .disconnected), participants: participantInfos()))
+        await commit()
     }
 
     /// The participant leaves for good. The host's leaving hands hosting on; the last one's
@@ -162,6 +162,7 @@ public actor LiveSession {
         let index = try seatIndex(of: userId)
         let native = try validatedText(textNative, field: "textNative")
         let translated = try validatedText(textTranslated, field: "textTranslated", allowEmpty: true)
+        guard !goalReached else { throw HubError(.sessionEnded, "the scenario's goal was reached; the session is ending") }
         guard lines.count < configuration.maxLinesPerSession else {
             throw HubError(.sessionLimit, "the session holds its maximum of \(configuration.maxLinesPerSession) lines")
         }
@@ -178,7 +179,8 @@ public actor LiveSession {
         statsDirty.insert(userId)
         let reachedNow = !goalReached && lines.count >= scenario.goal.lines
         if reachedNow { goalReached = true }
-        await commit(enqueue(.line(line, ref: ref)))
+        enqueue(.line(line, ref: ref))
+        await commit()
         if reachedNow { await end(cause: .goalReached) }
     }
 
@@ -214,7 +216,8 @@ public actor LiveSession {
             statsDirty.insert(line.speakerId)
         }
         statsDirty.insert(userId)
-        await commit(enqueue(.recast(recast, ref: ref)))
+        enqueue(.recast(recast, ref: ref))
+        await commit()
     }
 
     /// The speaker of the corrected line accepts a recast; broadcast to all.
@@ -231,7 +234,8 @@ public actor LiveSession {
             statsDirty.insert(recasts[at].authorId)
         }
         statsDirty.insert(userId)
-        await commit(enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref)))
+        enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref))
+        await commit()
     }
 
     // MARK: Ending and time
@@ -271,7 +275,10 @@ public actor LiveSession {
         let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
                                         goalReached: goalReached, participants: finals, history: results)
         endSummary = summary
-        await commit(enqueue(.ended(summary)))
+        enqueue(.ended(summary))
+        await commit()
+        // Every accepted change, `ended` last, reaches the members before they are let go.
+        await waitUntilDelivered()
         for index in seats.indices {
             seats[index].link?.detach(.ended)
             seats[index].link = nil
@@ -293,7 +300,10 @@ public actor LiveSession {
         if !statsDirty.isEmpty {
             let changed = seats.filter { statsDirty.contains($0.user.id) }.map { stats(for: $0, endedAt: nil, streak: 1) }
             statsDirty.removeAll()
-            if !changed.isEmpty { await commit(enqueue(.stats(changed))) }
+            if !changed.isEmpty {
+                enqueue(.stats(changed))
+                await commit()
+            }
         }
     }
 
@@ -344,10 +354,12 @@ public actor LiveSession {
         return trimmed
     }
 
+    /// The role held by the fewest present players, ties going to scenario order.
     private func nextRole() -> String {
-        let taken = Set(seats.filter(\.present).map(\.roleName))
-        if let free = scenario.roles.first(where: { !taken.contains($0.name) }) { return free.name }
-        return scenario.role(forSeat: seats.count)
+        var holders: [String: Int] = [:]
+        for seat in seats where seat.present { holders[seat.roleName, default: 0] += 1 }
+        let least = scenario.roles.min { (holders[$0.name] ?? 0) < (holders[$1.name] ?? 0) }
+        return least?.name ?? scenario.role(forSeat: seats.count)
     }
 
     private func participantInfos() -> [ParticipantInfo] {
@@ -392,18 +404,19 @@ public actor LiveSession {
         seats[index].graceDeadline = nil
         if let reason { seats[index].link?.detach(reason) }
         seats[index].link = nil
-        var seqs = [enqueue(.participants(change: PresenceChange(userId: userId, kind: kind), participants: participantInfos()))]
+        enqueue(.participants(change: PresenceChange(userId: userId, kind: kind), participants: participantInfos()))
         if hostId == userId {
             let next = seats.first(where: { $0.present && $0.link != nil }) ?? seats.first(where: \.present)
             hostId = next?.user.id
-            if let next { seqs.append(enqueue(.hostChanged(userId: next.user.id))) }
+            if let next { enqueue(.hostChanged(userId: next.user.id)) }
         }
-        for seq in seqs { await commit(seq) }
+        await commit()
         await notify(.departed(userId: userId))
         if presentCount == 0 { await end(cause: .abandoned) }
     }
 
     /// Numbers and encodes a broadcast and queues it behind its journal append.
+    @discardableResult
     private func enqueue(_ event: SessionEvent) -> Int {
         seq += 1
         let encoded = ports.encoder.encode(SessionEnvelope(sessionId: id, seq: seq, event: event))
@@ -413,21 +426,34 @@ public actor LiveSession {
     }
 
     private var pendingEntries: [JournalEntry] = []
+    private var journalWriterActive = false
+    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// Journals the entry numbered `seq`, then delivers every queued broadcast whose entry is
-    /// durable, in order. A failed append is counted and the broadcast still goes out: the
-    /// session stays usable while the store is down.
-    private func commit(_ seq: Int) async {
-        if let at = pendingEntries.firstIndex(where: { $0.seq == seq }) {
-            let entry = pendingEntries.remove(at: at)
+    /// Writes queued journal entries strictly in seq order, one append in flight per session,
+    /// delivering each broadcast once its entry is durable. A caller that finds a write in
+    /// flight returns at once: the running writer takes its entry too. A failed append is
+    /// counted and the broadcast still goes out, so the session stays usable while the store
+    /// is down.
+    private func commit() async {
+        guard !journalWriterActive else { return }
+        journalWriterActive = true
+        while !pendingEntries.isEmpty {
+            let entry = pendingEntries.removeFirst()
             do {
                 try await ports.journal.append(entry)
             } catch {
                 journalFailures += 1
             }
+            if let at = outbox.firstIndex(where: { $0.seq == entry.seq }) { outbox[at].durable = true }
+            drain()
         }
-        if let at = outbox.firstIndex(where: { $0.seq == seq }) { outbox[at].durable = true }
-        drain()
+        journalWriterActive = false
+    }
+
+    /// Returns once every queued broadcast was delivered.
+    private func waitUntilDelivered() async {
+        if outbox.isEmpty { return }
+        await withCheckedContinuation { drainWaiters.append($0) }
     }
 
     private func drain() {
@@ -435,10 +461,18 @@ public actor LiveSession {
             outbox.removeFirst()
             lastDelivered = first.seq
             replay.append((first.seq, first.encoded))
-            if replay.count > configuration.replayBufferSize { replay.removeFirst(replay.count / 2) }
+            // Keep at least the last `replayBufferSize` broadcasts; trim in batches.
+            if replay.count > 2 * configuration.replayBufferSize {
+                replay.removeFirst(replay.count - configuration.replayBufferSize)
+            }
             for seat in seats where seat.present && seat.deliverFrom <= first.seq {
                 seat.link?.deliver(first.encoded)
             }
+        }
+        if outbox.isEmpty, !drainWaiters.isEmpty {
+            let waiters = drainWaiters
+            drainWaiters.removeAll()
+            for waiter in waiters { waiter.resume() }
         }
     }
 }

@@ -1,13 +1,22 @@
 import Logging
 import NIOCore
-import NIOHTTP1
+import Foundation
 import WebSocket
 
-/// Sends the opening handshake, validates the 101 response with our handshake code, then swaps
-/// the HTTP handlers for a client-role ``WebSocketChannelHandler``.
+/// Sends the opening handshake, reads the HTTP response head itself (bounded), validates the
+/// 101 with our handshake code, then hands the connection to a client-role
+/// ``WebSocketChannelHandler``, passing on any bytes that followed the head.
+///
+/// No NIOHTTP1 handlers sit on the client path: NIO's response decoder observes outbound
+/// writes, and a frame written while it is being removed (a close echo for a close that came in
+/// the same packet as the 101) would reach it and trap.
 final class ClientUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPClientResponsePart
-    typealias OutboundOut = HTTPClientRequestPart
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Largest response head accepted.
+    static let maxHeadBytes = 16 * 1024
 
     private let handshake: ClientHandshake
     private let settings: WebSocketClientConfiguration
@@ -15,8 +24,7 @@ final class ClientUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler
     private let promise: EventLoopPromise<WebSocketSocket>
     private let logger: Logger
     private let id: UInt64
-    private var response: HTTPResponseHead?
-    private var body = ByteBuffer()
+    private var received = ByteBuffer()
     private var done = false
 
     init(handshake: ClientHandshake, settings: WebSocketClientConfiguration, id: UInt64,
@@ -31,24 +39,26 @@ final class ClientUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        for header in handshake.requestHeaders { headers.add(name: header.name, value: header.value) }
-        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: handshake.target, headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        var request = "GET \(handshake.target) HTTP/1.1\r\n"
+        for header in handshake.requestHeaders { request += "\(header.name): \(header.value)\r\n" }
+        request += "\r\n"
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: request)), promise: nil)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            response = head
-        case .body(var chunk):
-            if body.readableBytes < 4096 { body.writeBuffer(&chunk) }
-        case .end:
-            guard let response else { return fail(context, .connectionClosed) }
-            finish(context: context, response: response)
+        guard !done else { return }
+        var chunk = unwrapInboundIn(data)
+        received.writeBuffer(&chunk)
+        let view = received.readableBytesView
+        guard let headEnd = Self.endOfHead(view) else {
+            if received.readableBytes > Self.maxHeadBytes { fail(context, .connectionClosed) }
+            return
         }
+        guard let headText = received.readString(length: headEnd - view.startIndex) else { return fail(context, .connectionClosed) }
+        received.moveReaderIndex(forwardBy: 4)
+        guard let head = Self.parseHead(headText) else { return fail(context, .connectionClosed) }
+        finish(context: context, status: head.status, headers: head.headers, leftover: received)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -71,12 +81,39 @@ final class ClientUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler
         context.close(promise: nil)
     }
 
-    private func finish(context: ChannelHandlerContext, response: HTTPResponseHead) {
-        let status = Int(response.status.code)
-        guard status == 101 else {
-            return fail(context, .upgradeRefused(status: status, body: String(buffer: body)))
+    /// Index of the `\r\n\r\n` ending the head, if it arrived.
+    private static func endOfHead(_ bytes: ByteBufferView) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        var index = bytes.startIndex
+        let last = bytes.endIndex - 4
+        while index <= last {
+            if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13, bytes[index + 3] == 10 { return index }
+            index += 1
         }
-        let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        return nil
+    }
+
+    /// Status code and header fields of `HTTP/1.1 101 ...\r\nName: value\r\n...`.
+    private static func parseHead(_ text: String) -> (status: Int, headers: [(name: String, value: String)])? {
+        let lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1.") else { return nil }
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+        var headers: [(name: String, value: String)] = []
+        for line in lines.dropFirst() where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers.append((name, value))
+            if headers.count > 100 { return nil }
+        }
+        return (status, headers)
+    }
+
+    private func finish(context: ChannelHandlerContext, status: Int, headers: [(name: String, value: String)], leftover: ByteBuffer) {
+        guard status == 101 else {
+            return fail(context, .upgradeRefused(status: status, body: String(buffer: leftover.getSlice(at: leftover.readerIndex, length: min(4096, leftover.readableBytes)) ?? ByteBuffer())))
+        }
         let result: ClientHandshakeResult
         do {
             result = try handshake.validate(status: status, headers: headers)
@@ -102,17 +139,13 @@ final class ClientUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler
         do {
             try pipeline.addHandler(handler)
             guard let socket = handler.currentSocket else { throw WebSocketClientError.connectionClosed }
-            for name in ["ws-client-http-encoder"] {
-                if let other = try? pipeline.context(name: name) { pipeline.removeHandler(context: other, promise: nil) }
-            }
             done = true
-            pipeline.removeHandler(context: context, promise: nil)
-            if let decoder = try? pipeline.context(name: "ws-client-http-decoder") {
-                pipeline.removeHandler(context: decoder, promise: nil)
-            }
-            let channel = context.channel
-            channel.eventLoop.execute { channel.pipeline.fireChannelReadComplete() }
             promise.succeed(socket)
+            if leftover.readableBytes > 0 {
+                context.fireChannelRead(wrapInboundOut(leftover))
+                context.fireChannelReadComplete()
+            }
+            pipeline.removeHandler(context: context, promise: nil)
         } catch {
             fail(context, .connectionClosed)
         }

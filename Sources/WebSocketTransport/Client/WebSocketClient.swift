@@ -35,9 +35,6 @@ public enum WebSocketClient {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(HTTPRequestEncoder(), name: "ws-client-http-encoder")
-                    try sync.addHandler(ByteToMessageHandler(HTTPResponseDecoder(leftOverBytesStrategy: .forwardBytes)),
-                                        name: "ws-client-http-decoder")
                     try sync.addHandler(ClientUpgradeHandler(handshake: handshake, settings: configuration, id: id,
                                                              makeEndpoint: makeEndpoint, promise: promise, logger: logger))
                 }

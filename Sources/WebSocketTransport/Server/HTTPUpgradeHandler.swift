@@ -169,10 +169,13 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let pipeline = context.pipeline.syncOperations
             let channel = context.channel
             do {
-                try pipeline.addHandler(handler)
+                // The response encoder goes first: the endpoint may write (even close) from
+                // `webSocketDidOpen`, which runs as the handler is added, and those frames must
+                // reach the socket as bytes, not pass through an HTTP encoder.
                 if let encoder = try? pipeline.context(name: encoderName) {
                     pipeline.removeHandler(context: encoder, promise: nil)
                 }
+                try pipeline.addHandler(handler)
                 pipeline.removeHandler(context: context, promise: nil)
                 if let decoder = try? pipeline.context(name: decoderName) {
                     pipeline.removeHandler(context: decoder, promise: nil)

@@ -16,13 +16,15 @@ enum Fixtures {
     static let scenarioId = "test-cafe"
     static let language = "es"
 
-    /// The JSON of a scenario file.
+    /// The JSON of a scenario file. The defaults follow every rule of docs/SCENARIOS.md
+    /// (goal of 8 to 30 lines, 5 to 10 hints), so a test can break exactly one.
     static func scenarioJSON(id: String = scenarioId, title: String = "Test Café", language: String = language,
                              level: String = "A1", roles: [String] = ["Barista", "Customer"],
-                             minPlayers: Int = 1, maxPlayers: Int = 4, goalLines: Int = 100,
+                             minPlayers: Int = 1, maxPlayers: Int = 4, goalLines: Int = 12,
                              hintRoles: [String]? = nil) -> String {
         let roleObjects = roles.map { #"{"name": "\#($0)", "description": "Plays \#($0)."}"# }
-        let hints = (hintRoles ?? roles).map {
+        let fiveHints = (0..<5).map { roles.isEmpty ? "" : roles[$0 % roles.count] }
+        let hints = (hintRoles ?? fiveHints).map {
             #"{"roleName": "\#($0)", "textNative": "Hola", "textTranslated": "Hello"}"#
         }
         return """

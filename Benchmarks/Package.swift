@@ -1,0 +1,31 @@
+// swift-tools-version:6.1
+// Micro-benchmarks of the WebSocket codec (module `WebSocket` of the SessionHub package).
+// A separate package so the project itself never depends on ordo-one/benchmark.
+// Run: cd Benchmarks && swift package --disable-sandbox benchmark   (see README.md)
+import PackageDescription
+
+let package = Package(
+    name: "SessionHubBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "SessionHub", path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // MallocInterposer (not jemalloc) backs the malloc metrics on Swift 6.3.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Codec",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "WebSocket", package: "SessionHub"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Codec",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

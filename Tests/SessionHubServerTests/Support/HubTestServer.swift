@@ -1,0 +1,32 @@
+import HubDomain
+import SessionHubServer
+
+/// Runs a real hub on an ephemeral loopback port for one test.
+enum HubTestServer {
+    static let secret = Array("integration-test-secret".utf8)
+
+    /// A token for `user`, signed with the test secret.
+    static func token(_ user: String, name: String? = nil, ttl: Int = 3600) -> String {
+        let now = Int(SystemHubClock().now() / 1000)
+        return TokenAuthority(secret: secret).mint(TokenClaims(sub: user, name: name ?? user.capitalized, iat: now, exp: now + ttl))
+    }
+
+    /// Starts a hub, runs `body` with its port, shuts it down.
+    static func with(
+        hub: HubConfiguration = HubConfiguration(),
+        limits: HubConnectionLimits = HubConnectionLimits(),
+        history: any HistoryWriter = InMemoryHistoryWriter(),
+        _ body: (Int) async throws -> Void
+    ) async throws {
+        let server = try HubServer(configuration: HubServerConfiguration(
+            port: 0, threads: 2, secret: secret, hub: hub, connectionLimits: limits), history: history)
+        let port = try await server.start()
+        do {
+            try await body(port)
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
+    }
+}
