@@ -54,24 +54,25 @@ public enum FrameEncoder {
     /// Uses the payload's headroom when it has enough (no copy); otherwise allocates once.
     public static func serverFrame(
         opcode: WebSocketOpcode,
-        payload: ByteBuffer,
+        payload: consuming ByteBuffer,
         fin: Bool = true,
         rsv1: Bool = false,
         allocator: ByteBufferAllocator = ByteBufferAllocator()
     ) -> ByteBuffer {
-        let header = FrameHeader(fin: fin, rsv1: rsv1, opcode: opcode, payloadLength: payload.readableBytes)
+        // Taking the payload by `consuming` lets a caller that hands over its only reference
+        // (`consume buffer`) have the header written into the headroom without a copy-on-write.
+        var frame = payload
+        let header = FrameHeader(fin: fin, rsv1: rsv1, opcode: opcode, payloadLength: frame.readableBytes)
         let headerLength = header.encodedLength
-        if payload.readerIndex >= headerLength {
-            var frame = payload
-            frame.moveReaderIndex(to: payload.readerIndex - headerLength)
+        if frame.readerIndex >= headerLength {
+            frame.moveReaderIndex(to: frame.readerIndex - headerLength)
             setHeader(header, in: &frame, at: frame.readerIndex)
             return frame
         }
-        var frame = allocator.buffer(capacity: headerLength + payload.readableBytes)
-        writeHeader(header, into: &frame)
-        var copy = payload
-        frame.writeBuffer(&copy)
-        return frame
+        var output = allocator.buffer(capacity: headerLength + frame.readableBytes)
+        writeHeader(header, into: &output)
+        output.writeBuffer(&frame)
+        return output
     }
 
     /// Returns a complete masked (client) frame carrying `payload`, masked with `key`.

@@ -23,6 +23,6 @@ public struct PreparedFrame: Sendable {
         payload.moveWriterIndex(forwardBy: 14)
         payload.moveReaderIndex(forwardBy: 14)
         payload.writeString(text)
-        self.init(.text(payload), allocator: allocator)
+        bytes = FrameEncoder.serverFrame(opcode: .text, payload: consume payload, allocator: allocator)
     }
 }
