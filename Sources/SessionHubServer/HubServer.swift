@@ -32,7 +32,10 @@ public final class HubServer: Sendable {
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let catalog = try ScenarioCatalog.load(directory: configuration.scenariosDirectory)
-        let hubPorts = HubPorts(clock: clock, encoder: FrameEventEncoder(), journal: journal, history: history, learners: learners)
+        var deflate = PerMessageDeflateConfiguration.default
+        deflate.isEnabled = configuration.compression
+        let encoder = FrameEventEncoder(compressor: configuration.compression ? BroadcastCompressor(settings: deflate) : nil)
+        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: history, learners: learners)
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
         let runtime = HubRuntime(
@@ -43,11 +46,7 @@ public final class HubServer: Sendable {
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,
-            compression: {
-                var compression = PerMessageDeflateConfiguration.default
-                compression.isEnabled = configuration.compression
-                return compression
-            }())
+            compression: deflate)
         self.server = WebSocketServer(
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime),

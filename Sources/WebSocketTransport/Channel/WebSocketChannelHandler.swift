@@ -202,7 +202,11 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
 
     func sendPrepared(_ frame: PreparedFrame) {
         guard connection.closeState == .open else { return }
-        writeFrame(frame.bytes)
+        if let compressed = frame.compressedBytes, let parameters = connection.compression, parameters.serverMaxWindowBits == 15 {
+            writeFrame(compressed)
+        } else {
+            writeFrame(frame.bytes)
+        }
     }
 
     func close(code: WebSocketCloseCode, reason: String) {
