@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit and integration tests, then the interoperability and
-# conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary.
+# conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary,
+# then the hub's wire-protocol suite with an independent Python client (Tests/Interop/hub_python_client.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -11,4 +12,7 @@ echo "[test] swift test" >&2
 swift test --skip-build
 echo "[test] interop and conformance suites" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/interop.sh
+echo "[test] hub wire-protocol suite (independent Python client)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
 echo "[test] all passed" >&2

@@ -23,6 +23,7 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case rateLimited = "rate_limited"
         case hubFull = "hub_full"
         case storageUnavailable = "storage_unavailable"
+        case unsupportedVersion = "unsupported_version"
     }
 
     public var code: Code

@@ -241,16 +241,16 @@ public actor LiveSession {
     // MARK: Ending and time
 
     /// The host (or solo player) ends the session.
-    public func end(by userId: String) async throws(HubError) {
+    public func end(by userId: String, ref: String? = nil) async throws(HubError) {
         try requireLive()
         _ = try seatIndex(of: userId)
         guard hostId == userId else { throw HubError(.notAllowed, "only the host can end the session") }
-        await end(cause: .hostEnded)
+        await end(cause: .hostEnded, ref: ref)
     }
 
     /// Ends the session: final figures and XP, the history save, then `ended` to everyone and
     /// the links let go. Does nothing if it is already ending.
-    public func end(cause: EndCause) async {
+    public func end(cause: EndCause, ref: String? = nil) async {
         guard phase == .live else { return }
         phase = .ending
         let endedAt = ports.clock.now()
@@ -273,7 +273,7 @@ public actor LiveSession {
             await ports.learners.recordWords(participant.newWords, userId: participant.userId, language: scenario.targetLanguage)
         }
         let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
-                                        goalReached: goalReached, participants: finals, history: results)
+                                        goalReached: goalReached, participants: finals, history: results, ref: ref)
         endSummary = summary
         enqueue(.ended(summary))
         await commit()

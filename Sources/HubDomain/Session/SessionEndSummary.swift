@@ -8,15 +8,18 @@ public struct SessionEndSummary: Sendable, Equatable {
     public var participants: [ParticipantStats]
     /// History outcome per user id.
     public var history: [String: HistorySaveResult]
+    /// The `id` of the `end` request that ended it, if a participant did.
+    public var ref: String?
 
     /// Creates the summary.
     public init(cause: EndCause, endedAt: Int64, durationSeconds: Int, goalReached: Bool,
-                participants: [ParticipantStats], history: [String: HistorySaveResult]) {
+                participants: [ParticipantStats], history: [String: HistorySaveResult], ref: String? = nil) {
         self.cause = cause
         self.endedAt = endedAt
         self.durationSeconds = durationSeconds
         self.goalReached = goalReached
         self.participants = participants
         self.history = history
+        self.ref = ref
     }
 }

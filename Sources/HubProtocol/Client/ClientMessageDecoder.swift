@@ -54,7 +54,17 @@ public struct ClientMessageDecoder: Sendable {
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            let field = context.codingPath.first?.stringValue ?? "?"
+            return .failure(ProtocolError(.invalidField, "field \(field) has an invalid value (numbers must be integers)",
+                                          ref: field == "id" ? nil : Self.bestEffortID(data)))
         } catch DecodingError.dataCorrupted {
+            // Foundation reports a number it cannot convert (1.5 or 1e30 for an integer field)
+            // without a path; a message that parses as an object has a bad field, not bad JSON.
+            if (try? JSONSerialization.jsonObject(with: data)) is [String: Any] {
+                return .failure(ProtocolError(.invalidField, "a field has an invalid value (numbers must be 64-bit integers)",
+                                              ref: Self.bestEffortID(data)))
+            }
             return .failure(ProtocolError(.malformedJSON, "the message is not a JSON object"))
         } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
             return .failure(ProtocolError(.malformedJSON, "the message must be a JSON object"))

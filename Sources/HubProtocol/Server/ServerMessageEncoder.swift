@@ -46,6 +46,7 @@ public enum ServerMessageEncoder {
             w.endArray()
         case .ended(let summary):
             header(&w, "ended", envelope)
+            w.optionalField("ref", summary.ref)
             w.field("cause", summary.cause.rawValue)
             w.field("endedAt", summary.endedAt)
             w.field("durationSeconds", summary.durationSeconds)
@@ -94,10 +95,12 @@ public enum ServerMessageEncoder {
     }
 
     /// `welcome`: sent once a connection is authenticated.
-    public static func welcome(userId: String, displayName: String, serverTime: Int64, limits: [(String, Int)], resumable: String?) -> String {
+    public static func welcome(userId: String, displayName: String, serverTime: Int64, limits: [(String, Int)],
+                               resumable: String?, ref: String? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("type", "welcome")
+        w.optionalField("ref", ref)
         w.field("protocolVersion", ProtocolVersion.current)
         w.field("userId", userId)
         w.field("displayName", displayName)

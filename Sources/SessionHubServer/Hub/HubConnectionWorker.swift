@@ -63,6 +63,9 @@ final class HubConnectionWorker: Sendable {
 
     private func handle(_ text: String, _ state: inout State) async {
         let now = runtime.clock.now()
+        if state.user == nil, text.utf8.count > runtime.limits.maxMessageBytes {
+            return close(.policyViolation, "auth_required: the first message must be auth", &state)
+        }
         if text.utf8.count > runtime.limits.maxMessageBytes {
             return fail("message_too_large", "messages are limited to \(runtime.limits.maxMessageBytes) bytes", ref: nil, &state)
         }
@@ -80,7 +83,7 @@ final class HubConnectionWorker: Sendable {
             }
             do {
                 let claims = try runtime.tokens.verify(token, now: Int(now / 1000))
-                await authenticate(claims, &state)
+                await authenticate(claims, ref: message.id, &state)
             } catch {
                 close(.policyViolation, "\(error.code): \(error)", &state)
             }
@@ -102,9 +105,9 @@ final class HubConnectionWorker: Sendable {
         switch message.request {
         case .hello(let version):
             if let version, version != ProtocolVersion.current {
-                throw HubError(.invalidField, "unsupported protocolVersion \(version); this hub speaks \(ProtocolVersion.current)")
+                throw HubError(.unsupportedVersion, "unsupported protocolVersion \(version); this hub speaks \(ProtocolVersion.current)")
             }
-            await sendWelcome(user)
+            await sendWelcome(user, ref: ref)
         case .auth:
             throw HubError(.notAllowed, "this connection is already authenticated")
         case .scenarios:
@@ -149,25 +152,25 @@ final class HubConnectionWorker: Sendable {
             send(ServerMessageEncoder.left(ref: ref, reason: "left"))
         case .end:
             let session = try requireSession(state)
-            try await session.end(by: user.id)
+            try await session.end(by: user.id, ref: ref)
         }
     }
 
     // MARK: Helpers
 
-    private func authenticate(_ claims: TokenClaims, _ state: inout State) async {
+    private func authenticate(_ claims: TokenClaims, ref: String? = nil, _ state: inout State) async {
         let user = HubUser(id: claims.sub, displayName: claims.name)
         state.user = user
         state.logger[metadataKey: "user"] = "\(user.id)"
         state.logger.debug("authenticated")
-        await sendWelcome(user)
+        await sendWelcome(user, ref: ref)
     }
 
-    private func sendWelcome(_ user: HubUser) async {
+    private func sendWelcome(_ user: HubUser, ref: String? = nil) async {
         let resumable = await runtime.hub.session(of: user.id)?.id
         send(ServerMessageEncoder.welcome(userId: user.id, displayName: user.displayName,
                                           serverTime: runtime.clock.now(), limits: runtime.advertisedLimits,
-                                          resumable: resumable))
+                                          resumable: resumable, ref: ref))
     }
 
     private func nextLink(_ state: inout State) -> SocketParticipantLink {

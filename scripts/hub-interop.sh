@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Wire-protocol interop run for the hub's /ws endpoint (docs/PROTOCOL.md).
+#
+#   bash scripts/hub-interop.sh [client args...]   # e.g. --no-compression, --only reconnect
+#
+# Starts the hub on a free loopback port with a temporary token secret, runs
+# Tests/Interop/hub_python_client.py (an independent Python `websockets` client that mints its
+# tokens with `sessionhub token`), stops the server and exits with the client's status (1 when
+# the server cannot start, or dies during the run while the client reported no failure).
+# The server binary is $SESSIONHUB_BIN, else .build/debug/sessionhub (built with
+# `swift build --product sessionhub` when absent). Installs what is missing: python3-venv
+# from Debian and the pinned `websockets` from PyPI into .venv/.
+# Environment: GRACE_SECONDS (server grace window, default 6, so the grace-expiry check runs;
+# the client skips it above 10), BOOT_TIMEOUT (s, default 60), MAX_MESSAGE_SIZE (server
+# --max-message-size, default 1048576).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export DEBIAN_FRONTEND=noninteractive
+
+case "${1:-}" in
+  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+esac
+
+GRACE="${GRACE_SECONDS:-6}"
+BOOT_TIMEOUT="${BOOT_TIMEOUT:-60}"
+LIMIT="${MAX_MESSAGE_SIZE:-1048576}"
+
+log() { echo "[hub-interop] $*" >&2; }
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+
+# need_deb PKG...: apt-get install the packages that are not installed yet (update only if needed).
+need_deb() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  if ! as_root apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
+    as_root apt-get update >&2
+    as_root apt-get install -y --no-install-recommends "${missing[@]}" >&2
+  fi
+}
+
+# ---- dependencies ----
+VENV="$ROOT/.venv"
+PY="${PYTHON:-python3}"
+command -v "$PY" >/dev/null || { need_deb python3; PY=python3; }
+if ! "$VENV/bin/python" -c 'import websockets' 2>/dev/null; then
+  if ! "$PY" -m venv --clear "$VENV" >/dev/null 2>&1; then
+    need_deb python3-venv
+    PY=/usr/bin/python3
+    "$PY" -m venv --clear "$VENV" || { log "cannot create $VENV"; exit 1; }
+  fi
+  "$VENV/bin/pip" install -q -r "$ROOT/Tests/Interop/requirements.txt" || { log "pip install failed"; exit 1; }
+fi
+"$VENV/bin/python" -c 'import websockets' || { log "websockets not importable from $VENV"; exit 1; }
+
+BIN="${SESSIONHUB_BIN:-.build/debug/sessionhub}"
+case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
+if [ ! -x "$BIN" ]; then
+  SWIFT="${SWIFT:-$(command -v swift || echo /opt/swift/usr/bin/swift)}"
+  log "$BIN not found; building with $SWIFT build --product sessionhub"
+  "$SWIFT" build --product sessionhub >&2 || { log "build failed"; exit 1; }
+  BIN="$ROOT/.build/debug/sessionhub"
+fi
+
+# ---- server ----
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/hub-interop.XXXXXX")"
+SECRET_FILE="$WORK/secret"
+PORT_FILE="$WORK/port"
+LOG_FILE="$WORK/server.log"
+SERVER_PID=""
+
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null
+  fi
+  [ -n "$SERVER_PID" ] && wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+}
+cleanup() { stop_server; rm -rf "$WORK"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+(umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET_FILE"; echo >>"$SECRET_FILE")
+
+"$BIN" serve --host 127.0.0.1 --port 0 --port-file "$PORT_FILE" --secret-file "$SECRET_FILE" \
+  --grace-seconds "$GRACE" --max-message-size "$LIMIT" >"$LOG_FILE" 2>&1 &
+SERVER_PID=$!
+deadline=$((SECONDS + BOOT_TIMEOUT))
+while [ ! -s "$PORT_FILE" ]; do
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    log "server exited before listening; log:"; tail -n 30 "$LOG_FILE" >&2; SERVER_PID=""; exit 1
+  fi
+  if [ $SECONDS -ge $deadline ]; then
+    log "no port file after ${BOOT_TIMEOUT}s; log:"; tail -n 30 "$LOG_FILE" >&2; exit 1
+  fi
+  sleep 0.1
+done
+sleep 0.05 # the port file may be written in more than one write
+PORT="$(tr -dc '0-9' <"$PORT_FILE")"
+[ -n "$PORT" ] || { log "empty port file"; exit 1; }
+log "server pid $SERVER_PID listening on 127.0.0.1:$PORT (grace ${GRACE}s)"
+
+# ---- client ----
+TOKEN_CMD="$(printf '%q token --secret-file %q' "$BIN" "$SECRET_FILE")"
+"$VENV/bin/python" "$ROOT/Tests/Interop/hub_python_client.py" \
+  --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --max-message-size "$LIMIT" "$@"
+STATUS=$?
+
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+  log "the server died during the run; end of its log:"
+  grep -m 3 -E 'Fatal error|Program crashed' "$LOG_FILE" >&2 || tail -n 5 "$LOG_FILE" >&2
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+  [ $STATUS -eq 0 ] && STATUS=1
+fi
+stop_server
+exit $STATUS
