@@ -241,4 +241,31 @@ struct HubSessionIntegrationTests {
             #expect(closeCode == .policyViolation)
         }
     }
+
+    @Test func shutdownEndsLiveSessionsThenClosesWith1001() async throws {
+        let writer = InMemoryHistoryWriter(isPremium: { _ in true })
+        let server = try HubServer(configuration: HubServerConfiguration(port: 0, threads: 2, secret: HubTestServer.secret),
+                                   history: writer)
+        let port = try await server.start()
+        let host = try await player(port, "sam")
+        host.send(["type": "host", "scenarioId": "ordering-coffee"])
+        let code = try #require(await host.expect("joined")?.object("session")?.string("joinCode"))
+        let guest = try await player(port, "tia")
+        guest.send(["type": "join", "code": code])
+        _ = try #require(await guest.expect("joined"))
+        host.send(["type": "say", "textNative": "¡Hola!", "textTranslated": "Hi!"])
+        _ = try #require(await guest.expect("line"))
+        await server.shutdown()
+        for member in [host, guest] {
+            let ended = try #require(await member.expect("ended"))
+            #expect(ended.string("cause") == "serverShutdown")
+            var closedWith: WebSocketCloseCode?
+            while let item = await member.next(seconds: 5) {
+                if case .closed(let code, _) = item { closedWith = code; break }
+            }
+            #expect(closedWith == .goingAway)
+        }
+        #expect(writer.sessions(of: "sam").first?.lines.map(\.textNative) == ["¡Hola!"])
+        #expect(writer.sessions(of: "tia").count == 1)
+    }
 }
