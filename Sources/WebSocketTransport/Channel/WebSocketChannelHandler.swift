@@ -17,7 +17,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private let request: HandshakeRequest?
     private let subprotocol: String?
     private let id: UInt64
-    private var logger: Logger
+    private let logger: Logger
 
     private var context: ChannelHandlerContext?
     private var socket: WebSocketSocket?
@@ -25,7 +25,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private var needsFlush = false
     private var receivedSinceTick = false
     private var pingOutstanding = false
-    private var keepalive: RepeatedTask?
+    private var keepalive: KeepaliveWheel?
     private var closeTimer: Scheduled<Void>?
     private var queuedWhileUnwritable = 0
     private var readPending = false
@@ -50,8 +50,9 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.subprotocol = subprotocol
         self.timeouts = timeouts
         self.backpressure = backpressure
+        // No per-connection metadata on the logger: that would allocate for every connection.
+        // The connection id goes into each (rare) log call instead.
         self.logger = logger
-        self.logger[metadataKey: "conn"] = "\(id)"
     }
 
     /// The application handle, once the handler is in a pipeline.
@@ -67,10 +68,9 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.socket = socket
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        keepalive = context.eventLoop.scheduleRepeatedTask(initialDelay: timeouts.pingInterval, delay: timeouts.pingInterval) { _ in
-            bound.value.keepaliveTick()
-        }
+        let wheel = KeepaliveWheel.on(context.eventLoop, interval: timeouts.pingInterval)
+        wheel.register(self)
+        keepalive = wheel
         if context.channel.isActive {
             endpoint.webSocketDidOpen(socket)
         }
@@ -95,12 +95,12 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     public func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("channel error", metadata: ["error": "\(error)"])
+        logger.debug("channel error", metadata: ["conn": "\(id)", "error": "\(error)"])
         context.close(promise: nil)
     }
 
     private func tearDown(code: WebSocketCloseCode?, reason: String) {
-        keepalive?.cancel()
+        keepalive?.unregister(self)
         keepalive = nil
         closeTimer?.cancel()
         closeTimer = nil
@@ -159,7 +159,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
                 scheduleCloseTimer()
             }
         case .failed(let error):
-            logger.debug("protocol violation, closing", metadata: ["code": "\(error.closeCode.rawValue)", "reason": "\(error.reason)"])
+            logger.debug("protocol violation, closing", metadata: ["conn": "\(id)", "code": "\(error.closeCode.rawValue)", "reason": "\(error.reason)"])
             notifyClosed(code: error.closeCode, reason: error.reason)
             writePendingOutput()
             lingerAfterFailure()
@@ -237,7 +237,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     private func disconnectSlowConsumer(context: ChannelHandlerContext) {
-        logger.info("slow consumer disconnected", metadata: ["queued": "\(queuedWhileUnwritable)"])
+        logger.info("slow consumer disconnected", metadata: ["conn": "\(id)", "queued": "\(queuedWhileUnwritable)"])
         if let frame = connection.close(code: .policyViolation, reason: "slow consumer") {
             context.write(wrapOutboundOut(frame), promise: nil)
             context.flush()
@@ -282,13 +282,14 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         }
     }
 
-    private func keepaliveTick() {
+    /// Called by the loop's ``KeepaliveWheel`` once per ping interval.
+    func keepaliveTick() {
         if receivedSinceTick {
             receivedSinceTick = false
             return
         }
         if pingOutstanding {
-            logger.debug("idle timeout, closing")
+            logger.debug("idle timeout, closing", metadata: ["conn": "\(id)"])
             if let frame = connection.close(code: .goingAway, reason: "idle timeout") { writeFrame(frame) }
             notifyClosed(code: .goingAway, reason: "idle timeout")
             context?.close(promise: nil)

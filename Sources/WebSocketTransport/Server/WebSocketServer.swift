@@ -43,7 +43,11 @@ public final class WebSocketServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 16)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 4)
+            // Small first reads: an idle connection keeps its pooled receive buffer, so its size
+            // is per-connection memory; the allocator grows it for connections that send more.
+            .childChannelOption(ChannelOptions.recvAllocator,
+                                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
