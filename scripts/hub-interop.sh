@@ -29,35 +29,9 @@ LIMIT="${MAX_MESSAGE_SIZE:-1048576}"
 
 log() { echo "[hub-interop] $*" >&2; }
 
-as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
-
-# need_deb PKG...: apt-get install the packages that are not installed yet (update only if needed).
-need_deb() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "apt-get install ${missing[*]}"
-  if ! as_root apt-get install -y --no-install-recommends "${missing[@]}" >&2; then
-    as_root apt-get update >&2
-    as_root apt-get install -y --no-install-recommends "${missing[@]}" >&2
-  fi
-}
-
-# ---- dependencies ----
+. "$ROOT/scripts/deps.sh"
+need_interop_venv "$ROOT" || exit 1
 VENV="$ROOT/.venv"
-PY="${PYTHON:-python3}"
-command -v "$PY" >/dev/null || { need_deb python3; PY=python3; }
-if ! "$VENV/bin/python" -c 'import websockets' 2>/dev/null; then
-  if ! "$PY" -m venv --clear "$VENV" >/dev/null 2>&1; then
-    need_deb python3-venv
-    PY=/usr/bin/python3
-    "$PY" -m venv --clear "$VENV" || { log "cannot create $VENV"; exit 1; }
-  fi
-  "$VENV/bin/pip" install -q -r "$ROOT/Tests/Interop/requirements.txt" || { log "pip install failed"; exit 1; }
-fi
-"$VENV/bin/python" -c 'import websockets' || { log "websockets not importable from $VENV"; exit 1; }
 
 BIN="${SESSIONHUB_BIN:-.build/debug/sessionhub}"
 case "$BIN" in /*) ;; *) BIN="$ROOT/$BIN" ;; esac
