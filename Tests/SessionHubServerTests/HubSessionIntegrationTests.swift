@@ -268,4 +268,23 @@ struct HubSessionIntegrationTests {
         #expect(writer.sessions(of: "sam").first?.lines.map(\.textNative) == ["¡Hola!"])
         #expect(writer.sessions(of: "tia").count == 1)
     }
+
+    @Test func liveStatsFollowWithinATick() async throws {
+        try await HubTestServer.with { port in
+            let solo = try await player(port, "liv")
+            solo.send(["type": "startSolo", "scenarioId": "ordering-coffee"])
+            _ = try #require(await solo.expect("joined"))
+            solo.send(["type": "say", "textNative": "Hola hola amigo", "textTranslated": "Hi hi friend"])
+            _ = try #require(await solo.expect("line"))
+            // The hub's clock ticks once a second; the changed figures follow as one `stats` broadcast.
+            var figures: JSONObject?
+            while let stats = await solo.expect("stats", seconds: 3) {
+                figures = stats.objects("participants").first { $0.string("userId") == "liv" }
+                if figures?.object("stats")?.int("linesSpoken") == 1 { break }
+            }
+            #expect(figures?.object("stats")?.int("linesSpoken") == 1)
+            #expect(figures?.object("stats")?.int("wordsEncountered") == 2)
+            #expect(figures?.object("stats")?.int("xpEarned") == 10 + 4)
+        }
+    }
 }
