@@ -72,6 +72,17 @@ let package = Package(
             dependencies: ["HubDomain"],
             swiftSettings: strict
         ),
+        // Layer 5: storage — repositories behind protocols; SQLite (system libsqlite3, WAL) by default.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "HubStorage",
+            dependencies: ["HubDomain", "CSQLite"],
+            swiftSettings: strict
+        ),
         // Layer 6: wiring — configuration, HTTP routes, WebSocket endpoints, lifecycle.
         .target(
             name: "SessionHubServer",
@@ -79,6 +90,7 @@ let package = Package(
                 "COpenSSLCrypto",
                 "HubDomain",
                 "HubProtocol",
+                "HubStorage",
                 "WebSocket",
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -121,6 +133,11 @@ let package = Package(
         .testTarget(
             name: "HubDomainTests",
             dependencies: ["HubDomain"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HubStorageTests",
+            dependencies: ["HubStorage", "HubDomain"],
             swiftSettings: strict
         ),
         .testTarget(
