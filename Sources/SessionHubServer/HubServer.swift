@@ -22,11 +22,14 @@ public final class HubServer: Sendable {
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
     /// - Parameters:
     ///   - clock, journal, history, learners: the domain's seams; in-memory defaults.
+    ///   - stores: the repositories behind the HTTP API (`/api/...`, `/admin/...`); without them
+    ///     those routes answer 404.
     public init(configuration: HubServerConfiguration,
                 clock: any HubClock = SystemHubClock(),
                 journal: any SessionJournal = InMemorySessionJournal(),
                 history: any HistoryWriter = InMemoryHistoryWriter(),
                 learners: any LearnerRecords = InMemoryLearnerRecords(),
+                stores: HubStores? = nil,
                 logger: Logger = Logger(label: "sessionhub")) throws {
         self.configuration = configuration
         self.logger = logger
@@ -50,7 +53,9 @@ public final class HubServer: Sendable {
         self.server = WebSocketServer(
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime),
-            responder: HubHTTPResponder(),
+            responder: HubHTTPResponder(api: stores.map {
+                HubAPI(tokens: TokenAuthority(secret: configuration.secret), clock: clock, stores: $0)
+            }),
             group: group,
             logger: logger)
     }

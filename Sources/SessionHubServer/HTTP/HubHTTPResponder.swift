@@ -1,9 +1,14 @@
 import NIOCore
 import WebSocketTransport
 
-/// The hub's plain HTTP routes.
+/// The hub's plain HTTP routes: health, and the JSON API when a store is configured.
 struct HubHTTPResponder: HTTPResponder {
+    let api: HubAPI?
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let api, request.path.hasPrefix("/api/") || request.path.hasPrefix("/admin/") {
+            return await api.respond(to: request)
+        }
         switch (request.head.method, request.path) {
         case (.GET, "/healthz"), (.HEAD, "/healthz"):
             return .json(.ok, ByteBuffer(string: #"{"status":"ok"}"#))

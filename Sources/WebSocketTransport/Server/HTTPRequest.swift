@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOHTTP1
 
@@ -22,5 +23,26 @@ public struct HTTPRequest: Sendable {
         let uri = head.uri
         if let mark = uri.firstIndex(of: "?") { return String(uri[..<mark]) }
         return uri
+    }
+
+    /// The first query parameter called `name`, percent-decoded (`+` stays a plus sign); nil
+    /// when absent or malformed.
+    public func query(_ name: String) -> String? {
+        let uri = head.uri
+        guard let mark = uri.firstIndex(of: "?") else { return nil }
+        for item in uri[uri.index(after: mark)...].split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = parts.first.flatMap({ String($0).removingPercentEncoding }), key == name else { continue }
+            return parts.count > 1 ? String(parts[1]).removingPercentEncoding : ""
+        }
+        return nil
+    }
+
+    /// The bearer token of the `Authorization` header, if any.
+    public var bearerToken: String? {
+        guard let header = head.headers.first(name: "Authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 }
