@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "sessionhub", targets: ["sessionhub"]),
+        .executable(name: "sessionhub-bot", targets: ["sessionhub-bot"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
     ],
@@ -106,6 +107,21 @@ let package = Package(
             dependencies: [
                 "SessionHubServer",
                 "HubDomain",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // Layer 7: the headless bot player (tests, demos, load).
+        .executableTarget(
+            name: "sessionhub-bot",
+            dependencies: [
+                "HubProtocol",
+                "HubDomain",
+                "WebSocket",
+                "WebSocketTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
