@@ -167,6 +167,7 @@ let package = Package(
                 "SessionHubServer",
                 "HubDomain",
                 "HubProtocol",
+                "HubStorage",
                 "WebSocket",
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,9 +6,10 @@ enum HubTestServer {
     static let secret = Array("integration-test-secret".utf8)
 
     /// A token for `user`, signed with the test secret.
-    static func token(_ user: String, name: String? = nil, ttl: Int = 3600) -> String {
+    static func token(_ user: String, name: String? = nil, ttl: Int = 3600, admin: Bool = false) -> String {
         let now = Int(SystemHubClock().now() / 1000)
-        return TokenAuthority(secret: secret).mint(TokenClaims(sub: user, name: name ?? user.capitalized, iat: now, exp: now + ttl))
+        return TokenAuthority(secret: secret).mint(TokenClaims(sub: user, name: name ?? user.capitalized, iat: now, exp: now + ttl,
+                                                               role: admin ? "admin" : nil))
     }
 
     /// Starts a hub, runs `body` with its port, shuts it down.

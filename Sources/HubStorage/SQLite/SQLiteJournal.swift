@@ -1,0 +1,199 @@
+import Dispatch
+import Foundation
+import HubDomain
+import Synchronization
+
+/// The durable ``HubDomain/SessionJournal`` on SQLite, with group commit.
+///
+/// ``append(_:)`` encodes the entry, queues it and suspends until it is durable. A committer on a
+/// private serial dispatch queue writes everything queued — across all sessions — in one
+/// transaction, at most once per ``commitInterval`` (default 2 ms): an append to an idle journal
+/// is committed at once, appends that arrive while a commit runs or within the interval after
+/// it are gathered into the next one. When a commit fails, every append in it throws the
+/// ``StorageError``.
+///
+/// Durability is that of the database: in WAL mode with `synchronous=NORMAL`, a committed entry
+/// survives a crash or `kill -9` of the process; only an OS crash or power loss can take back the
+/// last commits (docs/STORAGE.md).
+///
+/// Entries are stored as JSON (a mirror of `SessionEvent` that names its `kind`, also kept in
+/// its own column). Rebuild after a restart with ``openSessionIds()`` and
+/// ``entries(sessionId:)``; forget a session with ``remove(sessionId:)`` once it is sealed into
+/// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
+public final class SQLiteJournal: SessionJournal {
+    private struct Pending: Sendable {
+        var sessionId: String
+        var seq: Int
+        var timestamp: Int64
+        var kind: String
+        var body: Data
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State: Sendable {
+        var pending: [Pending] = []
+        /// A commit is scheduled on the queue.
+        var scheduled = false
+        var closed = false
+        /// Uptime (ns) when the last commit took its batch.
+        var lastCommit: UInt64 = 0
+        var failNextCommits = 0
+        var commits = 0
+    }
+
+    private enum Admission: Sendable {
+        case queued
+        case schedule(at: UInt64)
+        case closed
+    }
+
+    /// The database the entries go to.
+    public let database: SQLiteDatabase
+    /// The least time between two commits.
+    public let commitInterval: Duration
+    private let intervalNanoseconds: UInt64
+    private let ownsDatabase: Bool
+    private let queue = DispatchQueue(label: "sessionhub.journal.commit", qos: .userInitiated)
+    private let state = Mutex(State())
+
+    /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
+    /// journal and history writes take turns on one connection instead of polling SQLite's
+    /// busy lock).
+    public init(database: SQLiteDatabase, commitInterval: Duration = .milliseconds(2)) {
+        self.database = database
+        self.commitInterval = commitInterval
+        self.intervalNanoseconds = Self.nanoseconds(commitInterval)
+        self.ownsDatabase = false
+    }
+
+    /// A journal on its own connection to the database file at `path` (created and migrated
+    /// if needed); ``close()`` closes it.
+    public init(path: String, commitInterval: Duration = .milliseconds(2)) throws {
+        self.database = try SQLiteDatabase(path: path)
+        self.commitInterval = commitInterval
+        self.intervalNanoseconds = Self.nanoseconds(commitInterval)
+        self.ownsDatabase = true
+    }
+
+    /// Appends an entry; returns once its transaction committed. Throws ``StorageError`` when
+    /// the commit failed or the journal is closed.
+    public func append(_ entry: JournalEntry) async throws {
+        let event = StoredSessionEvent(entry.event)
+        let body = try SQLiteStore.encode(event)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let pending = Pending(sessionId: entry.sessionId, seq: entry.seq, timestamp: entry.timestamp,
+                                  kind: event.kind.rawValue, body: body, continuation: continuation)
+            let admission = state.withLock { state -> Admission in
+                if state.closed { return .closed }
+                state.pending.append(pending)
+                if state.scheduled { return .queued }
+                state.scheduled = true
+                return .schedule(at: state.lastCommit + intervalNanoseconds)
+            }
+            switch admission {
+            case .queued:
+                break
+            case .closed:
+                continuation.resume(throwing: StorageError("journal is closed"))
+            case .schedule(let at):
+                let now = DispatchTime.now().uptimeNanoseconds
+                if at <= now {
+                    queue.async { self.commitPending() }
+                } else {
+                    queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: at)) { self.commitPending() }
+                }
+            }
+        }
+    }
+
+    /// The entries of one session, in `seq` order.
+    public func entries(sessionId: String) throws -> [JournalEntry] {
+        try database.withConnection { db in
+            try db.query("SELECT seq, timestamp, body FROM journal WHERE session_id = ? ORDER BY seq",
+                         [.text(sessionId)]) { row in
+                let event = try SQLiteStore.decode(StoredSessionEvent.self, from: row.data(2)).event()
+                return JournalEntry(sessionId: sessionId, seq: row.int(0), timestamp: row.int64(1), event: event)
+            }
+        }
+    }
+
+    /// The sessions that have journal entries (open, or ended but not yet removed), sorted.
+    public func openSessionIds() throws -> [String] {
+        try database.withConnection { db in
+            try db.query("SELECT DISTINCT session_id FROM journal ORDER BY session_id") { $0.string(0) }
+        }
+    }
+
+    /// Deletes a session's entries (after it was sealed into history). Commits queued entries
+    /// first, so none of them lands after the delete. Must not be called from the commit queue.
+    public func remove(sessionId: String) throws {
+        try queue.sync {
+            commitPending()
+            try database.withConnection { db in
+                try db.run("DELETE FROM journal WHERE session_id = ?", [.text(sessionId)])
+            }
+        }
+    }
+
+    /// Commits what is queued, then refuses further appends (they throw). Closes the database if
+    /// the journal opened it. Idempotent.
+    public func close() {
+        state.withLock { $0.closed = true }
+        queue.sync { commitPending() }
+        if ownsDatabase { database.close() }
+    }
+
+    /// Fault-injection hook for tests: the next `failNextCommits` commits fail (rolled back)
+    /// and their appends throw. 0 (the default) in production.
+    public var failNextCommits: Int {
+        get { state.withLock { $0.failNextCommits } }
+        set { state.withLock { $0.failNextCommits = max(0, newValue) } }
+    }
+
+    /// Appends queued and not yet committed, for metrics and tests.
+    public var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Transactions committed so far (one per batch), for metrics and tests.
+    public var commitCount: Int { state.withLock { $0.commits } }
+
+    // MARK: Committer
+
+    /// Runs on `queue`: takes everything queued and writes it in one transaction.
+    private func commitPending() {
+        let (batch, inject) = state.withLock { state -> ([Pending], Bool) in
+            let batch = state.pending
+            state.pending.removeAll()
+            state.scheduled = false
+            guard !batch.isEmpty else { return ([], false) }
+            state.lastCommit = DispatchTime.now().uptimeNanoseconds
+            let inject = state.failNextCommits > 0
+            if inject { state.failNextCommits -= 1 }
+            return (batch, inject)
+        }
+        guard !batch.isEmpty else { return }
+        do {
+            try database.transaction { db in
+                for entry in batch {
+                    // A repeated (session, seq) replaces the earlier row rather than failing the
+                    // whole batch for every other session.
+                    try db.run("""
+                        INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
+                        """, [.text(entry.sessionId), .int(entry.seq), .integer(entry.timestamp), .text(entry.kind),
+                              .blob(entry.body)])
+                }
+                if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
+            }
+            state.withLock { $0.commits += 1 }
+            for entry in batch { entry.continuation.resume() }
+        } catch {
+            let failure = error as? StorageError ?? StorageError("journal commit: \(error)")
+            for entry in batch { entry.continuation.resume(throwing: failure) }
+        }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        let total = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        return UInt64(total)
+    }
+}

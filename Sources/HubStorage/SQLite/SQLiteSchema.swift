@@ -1,0 +1,110 @@
+/// The hub's SQLite schema, as versioned migrations (documented table by table in
+/// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
+public enum SQLiteSchema {
+    /// Every step, in order.
+    public static let migrations: [SQLiteMigration] = [v1]
+
+    /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
+    public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
+        CREATE TABLE users (
+            id                      TEXT PRIMARY KEY,
+            display_name            TEXT NOT NULL,
+            native_language         TEXT NOT NULL,
+            target_languages        TEXT NOT NULL DEFAULT '[]',
+            current_target_language TEXT,
+            interests               TEXT NOT NULL DEFAULT '[]',
+            learning_goals          TEXT NOT NULL DEFAULT '[]',
+            daily_goal_minutes      INTEGER NOT NULL,
+            voice_speed             TEXT NOT NULL,
+            show_translations       TEXT NOT NULL,
+            is_premium              INTEGER NOT NULL DEFAULT 0,
+            onboarding_completed    INTEGER NOT NULL DEFAULT 0,
+            created_at              INTEGER NOT NULL,
+            last_active_at          INTEGER NOT NULL
+        );
+
+        CREATE TABLE premium_changes (
+            id         INTEGER PRIMARY KEY,
+            user_id    TEXT NOT NULL REFERENCES users(id),
+            is_premium INTEGER NOT NULL,
+            actor      TEXT NOT NULL,
+            changed_at INTEGER NOT NULL
+        );
+        CREATE INDEX premium_changes_by_user ON premium_changes (user_id, changed_at);
+
+        CREATE TABLE history (
+            user_id          TEXT NOT NULL REFERENCES users(id),
+            session_id       TEXT NOT NULL,
+            timestamp        INTEGER NOT NULL,
+            scenario_title   TEXT NOT NULL,
+            target_language  TEXT NOT NULL,
+            duration_seconds INTEGER NOT NULL,
+            line_count       INTEGER NOT NULL,
+            xp_earned        INTEGER NOT NULL,
+            body             BLOB NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        );
+        CREATE INDEX history_by_user_time ON history (user_id, timestamp DESC, session_id DESC);
+
+        CREATE TABLE history_counts (
+            user_id TEXT PRIMARY KEY,
+            total   INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TRIGGER history_counts_insert AFTER INSERT ON history BEGIN
+            INSERT INTO history_counts (user_id, total) VALUES (NEW.user_id, 1)
+                ON CONFLICT (user_id) DO UPDATE SET total = total + 1;
+        END;
+        CREATE TRIGGER history_counts_delete AFTER DELETE ON history BEGIN
+            UPDATE history_counts SET total = total - 1 WHERE user_id = OLD.user_id;
+        END;
+
+        CREATE TABLE progress (
+            user_id              TEXT NOT NULL REFERENCES users(id),
+            language             TEXT NOT NULL,
+            total_xp             INTEGER NOT NULL DEFAULT 0,
+            weekly_xp            INTEGER NOT NULL DEFAULT 0,
+            week_start           INTEGER,
+            level                INTEGER NOT NULL DEFAULT 1,
+            current_streak       INTEGER NOT NULL DEFAULT 0,
+            longest_streak       INTEGER NOT NULL DEFAULT 0,
+            last_activity_date   TEXT,
+            total_sessions       INTEGER NOT NULL DEFAULT 0,
+            solo_sessions        INTEGER NOT NULL DEFAULT 0,
+            multiplayer_sessions INTEGER NOT NULL DEFAULT 0,
+            total_minutes_played INTEGER NOT NULL DEFAULT 0,
+            successful_repairs   INTEGER NOT NULL DEFAULT 0,
+            help_given           INTEGER NOT NULL DEFAULT 0,
+            team_wins            INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, language)
+        );
+
+        CREATE TABLE known_words (
+            user_id  TEXT NOT NULL,
+            language TEXT NOT NULL,
+            word     TEXT NOT NULL,
+            PRIMARY KEY (user_id, language, word)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE session_days (
+            user_id TEXT NOT NULL,
+            day     INTEGER NOT NULL,
+            PRIMARY KEY (user_id, day)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE journal (
+            session_id TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            timestamp  INTEGER NOT NULL,
+            kind       TEXT NOT NULL,
+            body       BLOB NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+
+        CREATE TABLE sealed_sessions (
+            session_id TEXT PRIMARY KEY,
+            body       BLOB NOT NULL,
+            attempts   INTEGER NOT NULL DEFAULT 0,
+            last_error TEXT
+        );
+        """)
+}

@@ -1,0 +1,46 @@
+import HubDomain
+
+extension SQLiteStore: LearnerRecords {
+    public func knownWords(userId: String, language: String) async -> Set<String> {
+        do {
+            return try database.withConnection { db in
+                Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = ?",
+                                 [.text(userId), .text(language)]) { $0.string(0) })
+            }
+        } catch {
+            noteLearnerFailure()
+            return []
+        }
+    }
+
+    public func recordWords(_ words: Set<String>, userId: String, language: String) async {
+        guard !words.isEmpty else { return }
+        do {
+            try database.transaction { db in
+                for word in words {
+                    try db.run("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
+                               [.text(userId), .text(language), .text(word)])
+                }
+            }
+        } catch {
+            noteLearnerFailure()
+        }
+    }
+
+    /// Records the UTC day of `now` as a session day and counts consecutive session days ending
+    /// on it (at least 1).
+    public func streak(userId: String, endingAt now: Int64) async -> Int {
+        let day = UTCCalendar.day(ofEpochMs: now)
+        do {
+            let days = try database.transaction { db in
+                try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)",
+                           [.text(userId), .integer(day)])
+                return try Self.consecutiveDays(db, userId: userId, endingAt: day)
+            }
+            return max(1, days)
+        } catch {
+            noteLearnerFailure()
+            return 1
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import Testing
+
+@Suite("SQLite migrations")
+struct SQLiteMigrationTests {
+    @Test("Migrations run once; reopening applies nothing and the data survives")
+    func idempotentReopen() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        // Parent directories are created.
+        let path = dir.path + "/nested/data/sessionhub.sqlite"
+        do {
+            let store = try SQLiteStore(path: path)
+            try await store.makePremium("ana")
+            _ = await store.save(Fixture.session("s1", endedAt: Day.mon16, users: [("ana", 42)]))
+            await store.recordWords(["hola"], userId: "ana", language: "es")
+            store.close()
+        }
+        let reopened = try SQLiteStore(path: path)
+        let versions = try reopened.database.withConnection { db in
+            (try SQLiteMigrator.appliedVersions(db), try SQLiteMigrator(migrations: SQLiteSchema.migrations).migrate(db))
+        }
+        #expect(versions.0 == [1])
+        #expect(versions.1 == [])
+        #expect(try await reopened.getSession(userId: "ana", sessionId: "s1")?.stats.xpEarned == 42)
+        #expect(try await reopened.getSessions(userId: "ana", limit: 5, before: nil).total == 1)
+        #expect(try await reopened.progress(userId: "ana").first?.totalXP == 42)
+        #expect(await reopened.knownWords(userId: "ana", language: "es") == ["hola"])
+        #expect(try await reopened.profile(userId: "ana")?.isPremium == true)
+    }
+
+    @Test("A later migration applies once on top of an existing database")
+    func laterMigration() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let first = try SQLiteDatabase(path: dir.file())
+        first.close()
+        let v2 = SQLiteMigration(version: 2, name: "test column", sql: "ALTER TABLE users ADD COLUMN test_note TEXT")
+        let second = try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [v2])
+        let versions = try second.withConnection { try SQLiteMigrator.appliedVersions($0) }
+        #expect(versions == [1, 2])
+        second.close()
+        let third = try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [v2])
+        #expect(try third.withConnection { try SQLiteMigrator.appliedVersions($0) } == [1, 2])
+        third.close()
+        // An older build refuses a file from a newer schema.
+        #expect(throws: StorageError.self) { try SQLiteDatabase(path: dir.file()) }
+    }
+
+    @Test("A failing migration leaves the previous version and nothing of itself")
+    func failingMigrationRollsBack() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let broken = SQLiteMigration(version: 2, name: "broken",
+                                     sql: "CREATE TABLE half (x INTEGER); INSERT INTO no_such_table VALUES (1);")
+        #expect(throws: StorageError.self) {
+            try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [broken])
+        }
+        let database = try SQLiteDatabase(path: dir.file())
+        let (versions, tables) = try database.withConnection { db in
+            (try SQLiteMigrator.appliedVersions(db),
+             try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'half'") { $0.string(0) })
+        }
+        #expect(versions == [1])
+        #expect(tables.isEmpty)
+    }
+
+    @Test("The database runs in WAL mode with foreign keys on")
+    func pragmas() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let database = try SQLiteDatabase(path: dir.file())
+        let (mode, keys, sync, timeout) = try database.withConnection { db in
+            (try db.queryFirst("PRAGMA journal_mode") { $0.string(0) },
+             try db.queryFirst("PRAGMA foreign_keys") { $0.int(0) },
+             try db.queryFirst("PRAGMA synchronous") { $0.int(0) },
+             try db.queryFirst("PRAGMA busy_timeout") { $0.int(0) })
+        }
+        #expect(mode == "wal")
+        #expect(keys == 1)
+        #expect(sync == 1) // NORMAL
+        #expect(timeout == 5000)
+    }
+}

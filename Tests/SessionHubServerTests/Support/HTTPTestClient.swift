@@ -1,0 +1,26 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Plain HTTP requests against the hub under test.
+enum HTTPTestClient {
+    struct Reply: @unchecked Sendable {
+        let status: Int
+        let body: Data
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
+    }
+
+    static func request(_ method: String, port: Int, _ path: String, token: String? = nil, body: [String: Any]? = nil) async throws -> Reply {
+        guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+    }
+}
