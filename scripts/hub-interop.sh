@@ -65,7 +65,7 @@ trap 'exit 130' INT TERM
 (umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET_FILE"; echo >>"$SECRET_FILE")
 
 "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$PORT_FILE" --secret-file "$SECRET_FILE" \
-  --grace-seconds "$GRACE" --max-message-size "$LIMIT" >"$LOG_FILE" 2>&1 &
+  --grace-seconds "$GRACE" --max-message-size "$LIMIT" --database "$WORK/hub.sqlite" >"$LOG_FILE" 2>&1 &
 SERVER_PID=$!
 deadline=$((SECONDS + BOOT_TIMEOUT))
 while [ ! -s "$PORT_FILE" ]; do

@@ -9,6 +9,9 @@ import WebSocketTransport
 
 /// The running hub: owns the event loops, the WebSocket/HTTP server and the session registry.
 public final class HubServer: Sendable {
+    /// What ``start()`` rebuilt from the journal (nil before, or with a journal that cannot be read back).
+    public var recovery: RecoveryReport? { recovered.withLock { $0 } }
+    private let recovered = Mutex<RecoveryReport?>(nil)
     /// The settings it was started with.
     public let configuration: HubServerConfiguration
     /// The session registry.
@@ -17,6 +20,7 @@ public final class HubServer: Sendable {
     private let server: WebSocketServer
     private let logger: Logger
     private let ticker = Mutex<RepeatedTask?>(nil)
+    private let persistence: HubPersistence
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -24,13 +28,28 @@ public final class HubServer: Sendable {
     ///   - clock, journal, history, learners: the domain's seams; in-memory defaults.
     ///   - stores: the repositories behind the HTTP API (`/api/...`, `/admin/...`); without them
     ///     those routes answer 404.
+    public convenience init(configuration: HubServerConfiguration,
+                            clock: any HubClock = SystemHubClock(),
+                            journal: any SessionJournal = InMemorySessionJournal(),
+                            history: any HistoryWriter = InMemoryHistoryWriter(),
+                            learners: any LearnerRecords = InMemoryLearnerRecords(),
+                            stores: HubStores? = nil,
+                            logger: Logger = Logger(label: "sessionhub")) throws {
+        try self.init(configuration: configuration, clock: clock,
+                      persistence: HubPersistence(journal: journal, history: history, learners: learners, stores: stores),
+                      logger: logger)
+    }
+
+    /// Creates the hub on `persistence` (see ``HubPersistence/sqlite(path:logger:)``); call
+    /// ``start()`` to listen.
+    /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
     public init(configuration: HubServerConfiguration,
                 clock: any HubClock = SystemHubClock(),
-                journal: any SessionJournal = InMemorySessionJournal(),
-                history: any HistoryWriter = InMemoryHistoryWriter(),
-                learners: any LearnerRecords = InMemoryLearnerRecords(),
-                stores: HubStores? = nil,
+                persistence: HubPersistence,
                 logger: Logger = Logger(label: "sessionhub")) throws {
+        let journal = persistence.journal, history = persistence.history
+        let learners = persistence.learners, stores = persistence.stores
+        self.persistence = persistence
         self.configuration = configuration
         self.logger = logger
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
@@ -38,7 +57,8 @@ public final class HubServer: Sendable {
         var deflate = PerMessageDeflateConfiguration.default
         deflate.isEnabled = configuration.compression
         let encoder = FrameEventEncoder(compressor: configuration.compression ? BroadcastCompressor(settings: deflate) : nil)
-        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: history, learners: learners)
+        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: history, learners: learners,
+                                resumeTokens: SignedResumeTokens(secret: configuration.secret))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
         let runtime = HubRuntime(
@@ -60,14 +80,37 @@ public final class HubServer: Sendable {
             logger: logger)
     }
 
-    /// Binds and listens; returns the bound port. Starts the once-a-second session clock
-    /// (grace windows, live stats).
+    /// Rebuilds the sessions a crash left open in the journal (when it can be read back), runs
+    /// the storage upkeep once, binds and listens; returns the bound port. Starts the
+    /// once-a-second session clock (grace windows, live stats) and the periodic upkeep.
+    /// - Throws: when the journal cannot be read or the port cannot be bound.
     @discardableResult
     public func start() async throws -> Int {
-        let address = try await server.start()
         let hub = self.hub
+        if let journal = persistence.journal as? any RecoverableJournal {
+            let report = try await hub.recover(from: journal)
+            recovered.withLock { $0 = report }
+            if report != RecoveryReport() {
+                logger.notice("sessions recovered from the journal", metadata: [
+                    "resumable": "\(report.resumable)", "ended": "\(report.ended)", "discarded": "\(report.discarded)",
+                    "skipped": "\(report.skipped.count)",
+                ])
+                for (sessionId, reason) in report.skipped {
+                    logger.warning("session left in the journal", metadata: ["session": "\(sessionId)", "reason": "\(reason)"])
+                }
+            }
+        }
+        await persistence.maintenance?()
+        let address = try await server.start()
+        let maintenance = persistence.maintenance
+        let every = max(1, configuration.maintenanceIntervalSeconds)
+        let ticks = Atomic<Int>(0)
         let task = group.next().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
-            Task { await hub.tick() }
+            let tick = ticks.add(1, ordering: .relaxed).newValue
+            Task {
+                await hub.tick()
+                if tick % every == 0 { await maintenance?() }
+            }
         }
         ticker.withLock { $0 = task }
         logger.info("hub ready", metadata: ["scenarios": "\(hub.catalog.scenarios.count)"])
@@ -87,5 +130,6 @@ public final class HubServer: Sendable {
         await hub.endAll(cause: .serverShutdown)
         await server.shutdown(deadline: deadline)
         try? await group.shutdownGracefully()
+        persistence.close?()
     }
 }

@@ -44,6 +44,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File holding the token signing secret (created with a random secret when missing); SESSIONHUB_SECRET overrides it.")
     var secretFile: String = "data/dev-secret"
 
+    @Option(help: "SQLite file for the journal, profiles, progress and history (created with its directory when missing).")
+    var database: String = "data/sessionhub.sqlite"
+
+    @Flag(help: "Keep everything in memory instead (nothing survives a restart; no /api routes).")
+    var inMemory = false
+
     @Option(help: "Directory of extra scenario files (*.json), added to the built-in ones.")
     var scenariosDir: String?
 
@@ -60,6 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
     }
 
     func run() async throws {
@@ -78,7 +85,19 @@ struct ServeCommand: AsyncParsableCommand {
             maxMessageSize: maxMessageSize, compression: compression,
             timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads,
             secret: secret, scenariosDirectory: scenariosDir, hub: hubConfiguration)
-        let hub = try HubServer(configuration: configuration, logger: logger)
+        let persistence: HubPersistence
+        if inMemory {
+            persistence = .inMemory()
+        } else {
+            do {
+                persistence = try .sqlite(path: database, logger: logger)
+            } catch {
+                logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])
+                throw ExitCode(74)
+            }
+            logger.info("storage", metadata: ["database": "\(database)"])
+        }
+        let hub = try HubServer(configuration: configuration, persistence: persistence, logger: logger)
         let bound = try await hub.start()
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)

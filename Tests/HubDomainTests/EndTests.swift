@@ -203,7 +203,7 @@ struct EndTests {
         #expect(f.stats.xpEarned == 72)
     }
 
-    @Test func journalHoldsEveryBroadcastInSeqOrder() async throws {
+    @Test func journalHoldsEveryBroadcastInSeqOrderUntilTheEnd() async throws {
         let h = Harness()
         let members = try await h.group(3)
         let (alice, bob, carol) = (members[0], members[1], members[2])
@@ -214,7 +214,6 @@ struct EndTests {
         try await bob.session.acceptRecast(userId: Users.bob.id, recastId: "r1", ref: nil)
         await h.hub.tick()
         await carol.session.disconnected(userId: Users.carol.id, linkId: carol.link.linkId)
-        try await alice.session.end(by: Users.alice.id)
 
         let session = alice.session
         let entries = h.journal.entries(of: session.id)
@@ -224,20 +223,32 @@ struct EndTests {
         // The journal holds exactly what was broadcast.
         #expect(entries.map(\.event) == h.encoder.envelopes(of: session.id).map(\.event))
         #expect(Array(entries.dropFirst()).map(\.event) == alice.link.events)
-        let kinds = entries.map { entry -> String in
-            switch entry.event {
-            case .participants(let change, _): "participants.\(change.kind.rawValue)"
-            case .line: "line"
-            case .recast: "recast"
-            case .recastAccepted: "recastAccepted"
-            case .hostChanged: "hostChanged"
-            case .stats: "stats"
-            case .ended: "ended"
-            }
-        }
-        #expect(kinds == ["participants.joined", "participants.joined", "participants.joined", "line", "recast",
-                          "recastAccepted", "stats", "participants.disconnected", "ended"])
+        #expect(entries.map(Self.kind) == ["participants.joined", "participants.joined", "participants.joined", "line",
+                                          "recast", "recastAccepted", "stats", "participants.disconnected"])
         #expect(entries[4].timestamp == TestClock.start + 500)
+        // The header came first, so the session can be rebuilt.
+        let header = try #require(try await h.journal.openSessions().first)
+        #expect(header.sessionId == session.id)
+        #expect(header.joinCode == session.joinCode)
+        #expect(header.startedAt == session.startedAt)
+
+        // Once saved, the session leaves the journal; `ended` is never journaled.
+        try await alice.session.end(by: Users.alice.id)
+        #expect(h.journal.entries(of: session.id).isEmpty)
+        #expect(try await h.journal.openSessions().isEmpty)
+        #expect(h.encoder.envelopes(of: session.id).last.map { Self.kind(JournalEntry(sessionId: "", seq: 0, timestamp: 0, event: $0.event)) } == "ended")
+    }
+
+    private static func kind(_ entry: JournalEntry) -> String {
+        switch entry.event {
+        case .participants(let change, _): "participants.\(change.kind.rawValue)"
+        case .line: "line"
+        case .recast: "recast"
+        case .recastAccepted: "recastAccepted"
+        case .hostChanged: "hostChanged"
+        case .stats: "stats"
+        case .ended: "ended"
+        }
     }
 
     @Test func afterTheEndEveryRequestIsRefused() async throws {

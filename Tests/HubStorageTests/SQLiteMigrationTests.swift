@@ -22,7 +22,7 @@ struct SQLiteMigrationTests {
         let versions = try reopened.database.withConnection { db in
             (try SQLiteMigrator.appliedVersions(db), try SQLiteMigrator(migrations: SQLiteSchema.migrations).migrate(db))
         }
-        #expect(versions.0 == [1])
+        #expect(versions.0 == SQLiteSchema.migrations.map(\.version))
         #expect(versions.1 == [])
         #expect(try await reopened.getSession(userId: "ana", sessionId: "s1")?.stats.xpEarned == 42)
         #expect(try await reopened.getSessions(userId: "ana", limit: 5, before: nil).total == 1)
@@ -37,13 +37,14 @@ struct SQLiteMigrationTests {
         defer { dir.remove() }
         let first = try SQLiteDatabase(path: dir.file())
         first.close()
-        let v2 = SQLiteMigration(version: 2, name: "test column", sql: "ALTER TABLE users ADD COLUMN test_note TEXT")
+        let shipped = SQLiteSchema.migrations.map(\.version)
+        let v2 = SQLiteMigration(version: shipped.count + 1, name: "test column", sql: "ALTER TABLE users ADD COLUMN test_note TEXT")
         let second = try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [v2])
         let versions = try second.withConnection { try SQLiteMigrator.appliedVersions($0) }
-        #expect(versions == [1, 2])
+        #expect(versions == shipped + [shipped.count + 1])
         second.close()
         let third = try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [v2])
-        #expect(try third.withConnection { try SQLiteMigrator.appliedVersions($0) } == [1, 2])
+        #expect(try third.withConnection { try SQLiteMigrator.appliedVersions($0) } == shipped + [shipped.count + 1])
         third.close()
         // An older build refuses a file from a newer schema.
         #expect(throws: StorageError.self) { try SQLiteDatabase(path: dir.file()) }
@@ -53,7 +54,8 @@ struct SQLiteMigrationTests {
     func failingMigrationRollsBack() throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let broken = SQLiteMigration(version: 2, name: "broken",
+        let shipped = SQLiteSchema.migrations.map(\.version)
+        let broken = SQLiteMigration(version: shipped.count + 1, name: "broken",
                                      sql: "CREATE TABLE half (x INTEGER); INSERT INTO no_such_table VALUES (1);")
         #expect(throws: StorageError.self) {
             try SQLiteDatabase(path: dir.file(), migrations: SQLiteSchema.migrations + [broken])
@@ -63,7 +65,7 @@ struct SQLiteMigrationTests {
             (try SQLiteMigrator.appliedVersions(db),
              try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'half'") { $0.string(0) })
         }
-        #expect(versions == [1])
+        #expect(versions == shipped)
         #expect(tables.isEmpty)
     }
 

@@ -63,6 +63,48 @@ public actor Hub {
         return session
     }
 
+    // MARK: Recovery
+
+    /// Rebuilds the sessions a crash left open in `journal`, before the hub takes connections.
+    ///
+    /// Each one comes back with its transcript, recasts, seats and `seq`; its players have the
+    /// grace window to resume with the tokens they hold (see ``ResumeTokenIssuer``). A session
+    /// whose goal was reached, or that nobody held a seat in any more, is ended at once (and so
+    /// saved). A session whose scenario is no longer in the catalogue stays in the journal,
+    /// reported in ``RecoveryReport/skipped``.
+    public func recover(from journal: any RecoverableJournal) async throws -> RecoveryReport {
+        var report = RecoveryReport()
+        let now = ports.clock.now()
+        for header in try await journal.openSessions() {
+            guard sessions[header.sessionId] == nil else { continue }
+            guard let scenario = catalog.scenario(id: header.scenarioId) else {
+                report.skipped[header.sessionId] = "scenario \(header.scenarioId) is not in the catalogue"
+                continue
+            }
+            let entries = try await journal.entries(sessionId: header.sessionId)
+            if let code = header.joinCode, codes[code] != nil {
+                report.skipped[header.sessionId] = "join code \(code) is taken"
+                continue
+            }
+            let session = register(header, scenario: scenario)
+            switch await session.restore(from: entries, now: now) {
+            case .empty:
+                forget(header.sessionId)
+                await journal.closed(sessionId: header.sessionId)
+                report.discarded += 1
+            case .live:
+                for userId in await session.presentUserIds where membership[userId] == nil {
+                    membership[userId] = header.sessionId
+                }
+                report.resumable += 1
+            case .mustEnd(let cause):
+                await session.end(cause: cause)
+                report.ended += 1
+            }
+        }
+        return report
+    }
+
     // MARK: Time and shutdown
 
     /// Advances every session's clock (grace windows, live stats).
@@ -124,12 +166,19 @@ public actor Hub {
             code = candidate
         }
         try reserve(user.id, for: id)
-        let session = LiveSession(id: id, scenario: scenario, joinCode: code, maxPlayers: maxPlayers,
-                                  configuration: configuration, ports: ports) { [weak self] notice in
+        return register(SessionHeader(sessionId: id, scenarioId: scenario.id, joinCode: code, maxPlayers: maxPlayers,
+                                      startedAt: ports.clock.now()), scenario: scenario)
+    }
+
+    /// Makes the session of `header` and lists it (by id and join code).
+    private func register(_ header: SessionHeader, scenario: Scenario) -> LiveSession {
+        let id = header.sessionId
+        let session = LiveSession(id: id, scenario: scenario, joinCode: header.joinCode, maxPlayers: header.maxPlayers,
+                                  configuration: configuration, ports: ports, startedAt: header.startedAt) { [weak self] notice in
             await self?.handle(notice, from: id)
         }
         sessions[id] = session
-        if let code { codes[code] = id }
+        if let code = header.joinCode { codes[code] = id }
         return session
     }
 

@@ -14,38 +14,42 @@ public actor LiveSession {
     /// Epoch ms when it was created.
     public nonisolated let startedAt: Int64
 
-    private let maxPlayers: Int
-    private let configuration: HubConfiguration
-    private let ports: HubPorts
+    let maxPlayers: Int
+    let configuration: HubConfiguration
+    let ports: HubPorts
     private let notify: @Sendable (SessionNotice) async -> Void
 
-    private enum Phase { case live, ending, ended }
-    private var phase = Phase.live
-    private var seats: [Seat] = []
-    private var hostId: String?
-    private var lines: [DialogLine] = []
-    private var lineIndex: [String: Int] = [:]
-    private var recasts: [Recast] = []
-    private var recastIndex: [String: Int] = [:]
-    private var sessionWords = Set<String>()
-    private var statsDirty = Set<String>()
-    private var goalReached = false
+    enum Phase { case live, ending, ended }
+    var phase = Phase.live
+    var seats: [Seat] = []
+    var hostId: String?
+    var lines: [DialogLine] = []
+    var lineIndex: [String: Int] = [:]
+    var recasts: [Recast] = []
+    var recastIndex: [String: Int] = [:]
+    var sessionWords = Set<String>()
+    var statsDirty = Set<String>()
+    var goalReached = false
 
-    private var seq = 0
-    private var lastDelivered = 0
+    var seq = 0
+    var lastDelivered = 0
     private struct Pending {
         var seq: Int
         var encoded: any EncodedEvent
         var durable = false
     }
     private var outbox: [Pending] = []
-    private var replay: [(seq: Int, encoded: any EncodedEvent)] = []
+    var replay: [(seq: Int, encoded: any EncodedEvent)] = []
+    /// Whether the journal has this session's header.
+    var headerJournaled = false
     private var journalFailures = 0
     private var endSummary: SessionEndSummary?
 
     /// Creates a session; the hub adds the first participant with ``join(_:link:mode:ref:)``.
+    /// - Parameter startedAt: epoch ms; the clock's now when nil (a session rebuilt after a
+    ///   restart keeps its original start).
     public init(id: String, scenario: Scenario, joinCode: String?, maxPlayers: Int,
-                configuration: HubConfiguration, ports: HubPorts,
+                configuration: HubConfiguration, ports: HubPorts, startedAt: Int64? = nil,
                 notify: @escaping @Sendable (SessionNotice) async -> Void) {
         self.id = id
         self.scenario = scenario
@@ -54,7 +58,7 @@ public actor LiveSession {
         self.configuration = configuration
         self.ports = ports
         self.notify = notify
-        self.startedAt = ports.clock.now()
+        self.startedAt = startedAt ?? ports.clock.now()
     }
 
     /// Whether others can join (HOST/CLIENT) rather than SOLO.
@@ -68,6 +72,7 @@ public actor LiveSession {
         let known = await ports.learners.knownWords(userId: user.id, language: scenario.targetLanguage)
         try requireLive()
         let now = ports.clock.now()
+        let token = ports.resumeTokens.issue(sessionId: id, userId: user.id)
         let index: Int
         if let existing = seats.firstIndex(where: { $0.user.id == user.id }) {
             if seats[existing].present { throw HubError(.alreadyInSession, "you already have a seat in this session; resume instead") }
@@ -76,22 +81,22 @@ public actor LiveSession {
             seats[existing].link = link
             seats[existing].graceDeadline = nil
             seats[existing].user = user
-            seats[existing].resumeToken = SecureToken.hex128()
+            seats[existing].resumeToken = token
             index = existing
         } else {
             guard presentCount < maxPlayers else { throw HubError(.sessionFull, "the session is full (\(maxPlayers) players)") }
             let seat = Seat(user: user, roleName: nextRole(), mode: mode, joinedAt: now,
-                            resumeToken: SecureToken.hex128(), link: link, knownWords: known)
+                            resumeToken: token, link: link, knownWords: known)
             seats.append(seat)
             index = seats.count - 1
         }
         if hostId == nil { hostId = user.id }
         let seq = enqueue(.participants(change: PresenceChange(userId: user.id, kind: .joined), participants: participantInfos()))
         seats[index].deliverFrom = seq + 1
-        link.reply(.joined(snapshot(for: index, seq: seq), resumeToken: seats[index].resumeToken, ref: ref))
+        link.reply(.joined(snapshot(for: index, seq: seq), resumeToken: token, ref: ref))
         statsDirty.insert(user.id)
         await commit()
-        return seats[index].resumeToken
+        return token
     }
 
     /// Puts a returning participant back on a new connection. Replays the broadcasts after
@@ -100,7 +105,7 @@ public actor LiveSession {
     public func resume(userId: String, resumeToken: String, lastSeq: Int, link: any ParticipantLink, ref: String?) async throws(HubError) -> String {
         try requireLive()
         guard let index = seats.firstIndex(where: { $0.user.id == userId && $0.present }),
-              seats[index].resumeToken == resumeToken else {
+              accepts(resumeToken, at: index) else {
             throw HubError(.invalidResumeToken, "the resume token is not valid for this user (the seat may have expired)")
         }
         guard lastSeq >= 0, lastSeq <= seq else {
@@ -110,8 +115,8 @@ public actor LiveSession {
         let wasConnected = seats[index].link != nil
         seats[index].link = link
         seats[index].graceDeadline = nil
-        seats[index].resumeToken = SecureToken.hex128()
-        let token = seats[index].resumeToken
+        let token = ports.resumeTokens.issue(sessionId: id, userId: userId)
+        seats[index].resumeToken = token
         let oldestKept = replay.first?.seq ?? (lastDelivered + 1)
         if lastSeq + 1 >= oldestKept {
             let missed = replay.filter { $0.seq > lastSeq }
@@ -168,17 +173,7 @@ public actor LiveSession {
         }
         let line = DialogLine(id: "l\(lines.count + 1)", speakerId: userId, roleName: seats[index].roleName,
                               textNative: native, textTranslated: translated, timestamp: ports.clock.now())
-        lineIndex[line.id] = lines.count
-        lines.append(line)
-        seats[index].linesSpoken += 1
-        let newWords = WordTokenizer.words(in: native).subtracting(sessionWords)
-        if !newWords.isEmpty {
-            sessionWords.formUnion(newWords)
-            for seat in seats where seat.present { statsDirty.insert(seat.user.id) }
-        }
-        statsDirty.insert(userId)
-        let reachedNow = !goalReached && lines.count >= scenario.goal.lines
-        if reachedNow { goalReached = true }
+        let reachedNow = record(line)
         enqueue(.line(line, ref: ref))
         await commit()
         if reachedNow { await end(cause: .goalReached) }
@@ -188,7 +183,7 @@ public actor LiveSession {
     public func recast(userId: String, lineId: String, correctedText: String, explanation: String?,
                        issueTypes: [RecastIssueType], ref: String?) async throws(HubError) {
         try requireLive()
-        let author = try seatIndex(of: userId)
+        _ = try seatIndex(of: userId)
         guard let lineAt = lineIndex[lineId] else { throw HubError(.unknownLine, "no line \(lineId.prefix(64)) in this session") }
         let line = lines[lineAt]
         guard line.speakerId != userId else { throw HubError(.notAllowed, "you cannot recast your own line") }
@@ -207,15 +202,7 @@ public actor LiveSession {
         }
         let recast = Recast(id: "r\(recasts.count + 1)", lineId: lineId, authorId: userId, speakerId: line.speakerId,
                             correctedText: corrected, explanation: note, issueTypes: types, timestamp: ports.clock.now())
-        recastIndex[recast.id] = recasts.count
-        recasts.append(recast)
-        seats[author].recastsGiven += 1
-        if let speaker = seats.firstIndex(where: { $0.user.id == line.speakerId }) {
-            seats[speaker].recastsReceived += 1
-            for type in types { seats[speaker].weakSpots[type, default: 0] += 1 }
-            statsDirty.insert(line.speakerId)
-        }
-        statsDirty.insert(userId)
+        record(recast)
         enqueue(.recast(recast, ref: ref))
         await commit()
     }
@@ -223,17 +210,11 @@ public actor LiveSession {
     /// The speaker of the corrected line accepts a recast; broadcast to all.
     public func acceptRecast(userId: String, recastId: String, ref: String?) async throws(HubError) {
         try requireLive()
-        let speaker = try seatIndex(of: userId)
+        _ = try seatIndex(of: userId)
         guard let at = recastIndex[recastId] else { throw HubError(.unknownRecast, "no recast \(recastId.prefix(64)) in this session") }
         guard recasts[at].speakerId == userId else { throw HubError(.notAllowed, "only the speaker of the line can accept its recast") }
         guard !recasts[at].accepted else { throw HubError(.alreadyAccepted, "recast \(recastId) was already accepted") }
-        recasts[at].accepted = true
-        seats[speaker].recastsAccepted += 1
-        if let author = seats.firstIndex(where: { $0.user.id == recasts[at].authorId }) {
-            seats[author].recastsGivenAccepted += 1
-            statsDirty.insert(recasts[at].authorId)
-        }
-        statsDirty.insert(userId)
+        recordAcceptance(of: at)
         enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref))
         await commit()
     }
@@ -253,6 +234,9 @@ public actor LiveSession {
     public func end(cause: EndCause, ref: String? = nil) async {
         guard phase == .live else { return }
         phase = .ending
+        // Everything accepted is journaled (and delivered) before history is written, so a
+        // storage that drops the journal with the history write leaves nothing behind.
+        await waitUntilDelivered()
         let endedAt = ports.clock.now()
         var finals: [ParticipantStats] = []
         var participants: [EndedParticipant] = []
@@ -269,6 +253,11 @@ public actor LiveSession {
                                  startedAt: startedAt, endedAt: endedAt, cause: cause, goalReached: goalReached,
                                  lines: lines, recasts: recasts, participants: participants)
         let results = await ports.history.save(ended)
+        // Keep the journal when the history could not even be sealed for a retry: rebuilding
+        // the session after a restart is then the only way its players' work survives.
+        if !results.values.contains(.error(.networkError)) {
+            await ports.journal.closed(sessionId: id)
+        }
         for participant in participants where !participant.newWords.isEmpty {
             await ports.learners.recordWords(participant.newWords, userId: participant.userId, language: scenario.targetLanguage)
         }
@@ -332,7 +321,7 @@ public actor LiveSession {
 
     // MARK: Internals
 
-    private var presentCount: Int { seats.reduce(0) { $0 + ($1.present ? 1 : 0) } }
+    var presentCount: Int { seats.reduce(0) { $0 + ($1.present ? 1 : 0) } }
 
     private func requireLive() throws(HubError) {
         guard phase == .live else { throw HubError(.sessionEnded, "the session has ended") }
@@ -420,8 +409,14 @@ public actor LiveSession {
     private func enqueue(_ event: SessionEvent) -> Int {
         seq += 1
         let encoded = ports.encoder.encode(SessionEnvelope(sessionId: id, seq: seq, event: event))
-        outbox.append(Pending(seq: seq, encoded: encoded))
-        pendingEntries.append(JournalEntry(sessionId: id, seq: seq, timestamp: ports.clock.now(), event: event))
+        if case .ended = event {
+            // The end lives on in history, not in the journal.
+            outbox.append(Pending(seq: seq, encoded: encoded, durable: true))
+            drain()
+        } else {
+            outbox.append(Pending(seq: seq, encoded: encoded))
+            pendingEntries.append(JournalEntry(sessionId: id, seq: seq, timestamp: ports.clock.now(), event: event))
+        }
         return seq
     }
 
@@ -437,6 +432,14 @@ public actor LiveSession {
     private func commit() async {
         guard !journalWriterActive else { return }
         journalWriterActive = true
+        if !headerJournaled, !pendingEntries.isEmpty {
+            headerJournaled = true
+            do {
+                try await ports.journal.opened(header)
+            } catch {
+                journalFailures += 1
+            }
+        }
         while !pendingEntries.isEmpty {
             let entry = pendingEntries.removeFirst()
             do {

@@ -5,7 +5,9 @@ struct Seat: Sendable {
     var roleName: String
     var mode: SessionMode
     var joinedAt: Int64
-    var resumeToken: String
+    /// The token issued last; nil for a seat rebuilt after a restart, which accepts any token
+    /// the ``ResumeTokenIssuer`` vouches for.
+    var resumeToken: String?
     /// The connection, while connected.
     var link: (any ParticipantLink)?
     /// Set while disconnected: the seat is released at this time (epoch ms).

@@ -17,10 +17,10 @@ import Synchronization
 /// last commits (docs/STORAGE.md).
 ///
 /// Entries are stored as JSON (a mirror of `SessionEvent` that names its `kind`, also kept in
-/// its own column). Rebuild after a restart with ``openSessionIds()`` and
+/// its own column). Rebuild after a restart with ``openSessions()`` and
 /// ``entries(sessionId:)``; forget a session with ``remove(sessionId:)`` once it is sealed into
 /// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
-public final class SQLiteJournal: SessionJournal {
+public final class SQLiteJournal: RecoverableJournal {
     private struct Pending: Sendable {
         var sessionId: String
         var seq: Int
@@ -106,6 +106,32 @@ public final class SQLiteJournal: SessionJournal {
         }
     }
 
+    /// Records the session's header (before its first entry) in its own short transaction.
+    public func opened(_ header: SessionHeader) async throws {
+        let body = try SQLiteStore.encode(header)
+        try database.withConnection { db in
+            try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
+                       [.text(header.sessionId), .integer(header.startedAt), .blob(body)])
+        }
+    }
+
+    /// Drops the session's header and entries. The history write (``SQLiteStore/save(_:)``)
+    /// already did in its own transaction, so this is usually a no-op.
+    public func closed(sessionId: String) async {
+        try? remove(sessionId: sessionId)
+    }
+
+    /// Headers of the sessions not closed, oldest first. Entries left without a header (the
+    /// tail of a session sealed into history while they were queued) are deleted first.
+    public func openSessions() async throws -> [SessionHeader] {
+        try database.withConnection { db in
+            try db.run("DELETE FROM journal WHERE session_id NOT IN (SELECT session_id FROM journal_sessions)")
+            return try db.query("SELECT body FROM journal_sessions ORDER BY started_at, session_id") { row in
+                try SQLiteStore.decode(SessionHeader.self, from: row.data(0))
+            }
+        }
+    }
+
     /// The entries of one session, in `seq` order.
     public func entries(sessionId: String) throws -> [JournalEntry] {
         try database.withConnection { db in
@@ -129,8 +155,8 @@ public final class SQLiteJournal: SessionJournal {
     public func remove(sessionId: String) throws {
         try queue.sync {
             commitPending()
-            try database.withConnection { db in
-                try db.run("DELETE FROM journal WHERE session_id = ?", [.text(sessionId)])
+            try database.transaction { db in
+                try SQLiteJournal.drop(sessionId, db)
             }
         }
     }
@@ -189,6 +215,13 @@ public final class SQLiteJournal: SessionJournal {
             let failure = error as? StorageError ?? StorageError("journal commit: \(error)")
             for entry in batch { entry.continuation.resume(throwing: failure) }
         }
+    }
+
+    /// Deletes a session's header and entries inside the caller's transaction (the journal's
+    /// own removal, and the history write that seals the session).
+    static func drop(_ sessionId: String, _ db: SQLiteConnection) throws {
+        try db.run("DELETE FROM journal WHERE session_id = ?", [.text(sessionId)])
+        try db.run("DELETE FROM journal_sessions WHERE session_id = ?", [.text(sessionId)])
     }
 
     private static func nanoseconds(_ duration: Duration) -> UInt64 {

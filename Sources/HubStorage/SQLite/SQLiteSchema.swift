@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1]
+    public static let migrations: [SQLiteMigration] = [v1, v2]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -105,6 +105,16 @@ public enum SQLiteSchema {
             body       BLOB NOT NULL,
             attempts   INTEGER NOT NULL DEFAULT 0,
             last_error TEXT
+        );
+        """)
+
+    /// Version 2: the header of each open session, so a crash's open sessions can be rebuilt
+    /// (`SessionHeader` as JSON). A journal row without a header is an orphan, pruned at start.
+    public static let v2 = SQLiteMigration(version: 2, name: "journal session headers", sql: """
+        CREATE TABLE journal_sessions (
+            session_id TEXT PRIMARY KEY,
+            started_at INTEGER NOT NULL,
+            body       BLOB NOT NULL
         );
         """)
 }

@@ -124,6 +124,8 @@ extension SQLiteStore: HistoryWriter {
                 ])
             results[participant.userId] = .success
         }
+        // The session is in history now: its journal goes in the same transaction.
+        try SQLiteJournal.drop(session.sessionId, db)
         try consumeInjectedFault()
         return results
     }
@@ -132,7 +134,9 @@ extension SQLiteStore: HistoryWriter {
     private func seal(_ session: EndedSession, error: any Error) {
         do {
             let body = try Self.encode(StoredEndedSession(session))
-            try database.withConnection { db in
+            try database.transaction { db in
+                // Sealed, the session is retried from here: its journal goes with the same write.
+                try SQLiteJournal.drop(session.sessionId, db)
                 try db.run("""
                     INSERT INTO sealed_sessions (session_id, body, attempts, last_error) VALUES (?, ?, 1, ?)
                     ON CONFLICT (session_id) DO UPDATE SET

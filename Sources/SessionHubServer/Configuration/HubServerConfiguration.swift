@@ -28,6 +28,8 @@ public struct HubServerConfiguration: Sendable {
     public var hub: HubConfiguration
     /// Per-connection limits of `/ws` (auth timeout, rate limits).
     public var connectionLimits: HubConnectionLimits
+    /// Seconds between two runs of the storage upkeep (retrying failed history writes).
+    public var maintenanceIntervalSeconds = 30
 
     /// Creates a configuration with the documented defaults.
     public init(

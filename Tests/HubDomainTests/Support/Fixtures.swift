@@ -63,22 +63,29 @@ struct Harness {
     let history: InMemoryHistoryWriter
     let learners: InMemoryLearnerRecords
     let scenario: Scenario
+    let ports: HubPorts
     let hub: Hub
 
     /// - Parameters:
     ///   - premium: user ids for whom history is stored.
     ///   - journalOverride: a journal to use instead of ``journal``.
     init(goalLines: Int = 100, maxPlayers: Int = 4, configuration: HubConfiguration = HubConfiguration(),
-         premium: Set<String> = [], journalOverride: (any SessionJournal)? = nil, extraScenarios: [Scenario] = []) {
+         premium: Set<String> = [], journalOverride: (any SessionJournal)? = nil, extraScenarios: [Scenario] = [],
+         resumeTokens: any ResumeTokenIssuer = RandomResumeTokens()) {
         clock = TestClock()
         encoder = TestEncoder()
         journal = InMemorySessionJournal()
         history = InMemoryHistoryWriter(isPremium: { premium.contains($0) })
         learners = InMemoryLearnerRecords()
         scenario = Fixtures.scenario(goalLines: goalLines, maxPlayers: maxPlayers)
-        let ports = HubPorts(clock: clock, encoder: encoder, journal: journalOverride ?? journal,
-                             history: history, learners: learners)
+        ports = HubPorts(clock: clock, encoder: encoder, journal: journalOverride ?? journal,
+                         history: history, learners: learners, resumeTokens: resumeTokens)
         hub = Hub(catalog: ScenarioCatalog([scenario] + extraScenarios), configuration: configuration, ports: ports)
+    }
+
+    /// A second hub on the same ports and catalogue: the process after a restart.
+    func restarted() -> Hub {
+        Hub(catalog: hub.catalog, configuration: hub.configuration, ports: ports)
     }
 
     func solo(_ user: HubUser = Users.alice, ref: String? = nil) async throws(HubError) -> Member {

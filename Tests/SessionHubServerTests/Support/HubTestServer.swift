@@ -19,11 +19,26 @@ enum HubTestServer {
         history: any HistoryWriter = InMemoryHistoryWriter(),
         _ body: (Int) async throws -> Void
     ) async throws {
+        try await with(hub: hub, limits: limits,
+                       persistence: HubPersistence(journal: InMemorySessionJournal(), history: history,
+                                                   learners: InMemoryLearnerRecords())) { port, _ in
+            try await body(port)
+        }
+    }
+
+    /// Starts a hub on `persistence`, runs `body` with its port and the server, shuts it down
+    /// (which closes the persistence).
+    static func with(
+        hub: HubConfiguration = HubConfiguration(),
+        limits: HubConnectionLimits = HubConnectionLimits(),
+        persistence: HubPersistence,
+        _ body: (Int, HubServer) async throws -> Void
+    ) async throws {
         let server = try HubServer(configuration: HubServerConfiguration(
-            port: 0, threads: 2, secret: secret, hub: hub, connectionLimits: limits), history: history)
+            port: 0, threads: 2, secret: secret, hub: hub, connectionLimits: limits), persistence: persistence)
         let port = try await server.start()
         do {
-            try await body(port)
+            try await body(port, server)
         } catch {
             await server.shutdown()
             throw error

@@ -1,0 +1,65 @@
+import HubDomain
+import HubStorage
+import Logging
+
+/// Where the hub keeps what must outlive a connection or the process: the session journal,
+/// history, learner records and the repositories behind the HTTP API, plus the upkeep they need.
+///
+/// ``sqlite(path:logger:)`` is the embedded default of `sessionhub serve`; ``inMemory()`` keeps
+/// everything in memory (tests, demos) and serves no `/api` routes.
+public struct HubPersistence: Sendable {
+    /// The session journal; when it is a ``HubDomain/RecoverableJournal`` the hub rebuilds the
+    /// sessions a crash left open before it listens.
+    public var journal: any SessionJournal
+    /// Saves ended sessions.
+    public var history: any HistoryWriter
+    /// Known words and streaks.
+    public var learners: any LearnerRecords
+    /// The repositories behind `/api` and `/admin`; nil serves 404 there.
+    public var stores: HubStores?
+    /// Periodic upkeep (retrying history writes that failed), run every
+    /// ``HubServerConfiguration/maintenanceInterval`` and once at start.
+    public var maintenance: (@Sendable () async -> Void)?
+    /// Releases the storage; called last on shutdown.
+    public var close: (@Sendable () -> Void)?
+
+    /// Bundles the parts.
+    public init(journal: any SessionJournal, history: any HistoryWriter, learners: any LearnerRecords,
+                stores: HubStores? = nil, maintenance: (@Sendable () async -> Void)? = nil,
+                close: (@Sendable () -> Void)? = nil) {
+        self.journal = journal
+        self.history = history
+        self.learners = learners
+        self.stores = stores
+        self.maintenance = maintenance
+        self.close = close
+    }
+
+    /// Everything in memory: nothing survives the process, nobody is premium.
+    public static func inMemory() -> HubPersistence {
+        HubPersistence(journal: InMemorySessionJournal(), history: InMemoryHistoryWriter(),
+                       learners: InMemoryLearnerRecords())
+    }
+
+    /// The SQLite file at `path` (created with its directories and schema when missing): one
+    /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit
+    /// ``SQLiteJournal`` on the same connection. Upkeep retries sealed history writes.
+    public static func sqlite(path: String, logger: Logger) throws -> HubPersistence {
+        let store = try SQLiteStore(path: path)
+        let journal = SQLiteJournal(database: store.database)
+        let stores = HubStores(profiles: store, history: store, progress: store)
+        return HubPersistence(
+            journal: journal, history: store, learners: store, stores: stores,
+            maintenance: {
+                let written = await store.retrySealed()
+                let waiting = (try? store.sealedCount()) ?? -1
+                if written > 0 || waiting > 0 {
+                    logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])
+                }
+            },
+            close: {
+                journal.close()
+                store.close()
+            })
+    }
+}
