@@ -20,6 +20,8 @@ let package = Package(
         .executable(name: "sessionhub-bot", targets: ["sessionhub-bot"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
+        .library(name: "HubDomain", targets: ["HubDomain"]),
+        .library(name: "HubStorage", targets: ["HubStorage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
