@@ -57,7 +57,9 @@ public final class HubServer: Sendable {
         var deflate = PerMessageDeflateConfiguration.default
         deflate.isEnabled = configuration.compression
         let encoder = FrameEventEncoder(compressor: configuration.compression ? BroadcastCompressor(settings: deflate) : nil)
-        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: history, learners: learners,
+        let channels = UserChannels()
+        let notifying = NotifyingHistoryWriter(inner: history, channels: channels)
+        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: notifying, learners: learners,
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
@@ -65,7 +67,9 @@ public final class HubServer: Sendable {
             hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: hubPorts.clock,
             limits: configuration.connectionLimits,
             decoder: ClientMessageDecoder(maxMessageBytes: configuration.connectionLimits.maxMessageBytes),
-            logger: logger)
+            logger: logger,
+            account: AccountRequests(service: stores.map { AccountService(stores: $0, clock: clock) }),
+            channels: channels)
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,

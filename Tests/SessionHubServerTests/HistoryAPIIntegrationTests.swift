@@ -140,6 +140,51 @@ struct HistoryAPIIntegrationTests {
         }
     }
 
+    @Test func overTheWebSocketProfileAndHistoryAreReadAndHistoryUpdatedIsPushed() async throws {
+        let (path, remove) = Self.databasePath()
+        defer { remove() }
+        try await HubTestServer.with(persistence: try Self.sqlite(path)) { port, _ in
+            try await setPremium(port, "wes", true)
+            // A second device of the same user, idle in the lobby.
+            let tablet = try await HubTestClient.connect(port: port, token: HubTestServer.token("wes"))
+            _ = try #require(await tablet.expect("welcome"))
+            tablet.send(["type": "profile", "id": "p"])
+            let profile = try #require(await tablet.expect("profile"))
+            #expect(profile.string("ref") == "p")
+            #expect(profile.object("profile")?.string("id") == "wes")
+            tablet.send(["type": "updateProfile", "id": "u", "profile": ["dailyGoalMinutes": 40, "currentTargetLanguage": "es"] as [String: any Sendable]])
+            #expect(try #require(await tablet.expect("profile")).object("profile")?.int("dailyGoalMinutes") == 40)
+            tablet.send(["type": "updateProfile", "id": "x", "profile": ["isPremium": true]])
+            let refused = try #require(await tablet.expect("error"))
+            #expect(refused.string("code") == "forbidden")
+            #expect(refused.string("ref") == "x")
+
+            let (sessionId, _) = try await playSolo(port, "wes", lines: ["Hola, buenas tardes"])
+            let pushed = try #require(await tablet.expect("historyUpdated"))
+            #expect(pushed.object("session")?.string("sessionId") == sessionId)
+            #expect(pushed.object("session")?.int("lineCount") == 1)
+
+            tablet.send(["type": "history", "id": "h", "limit": 5])
+            let page = try #require(await tablet.expect("history"))
+            #expect(page.int("total") == 1)
+            #expect(page.objects("sessions").first?.string("sessionId") == sessionId)
+            tablet.send(["type": "historySession", "id": "s", "sessionId": sessionId])
+            let entry = try #require(await tablet.expect("historySession"))
+            #expect(entry.object("session")?.objects("dialogLines").first?.string("textNative") == "Hola, buenas tardes")
+            tablet.send(["type": "historySession", "id": "n", "sessionId": "nope"])
+            #expect(try #require(await tablet.expect("error")).string("code") == "not_found")
+            tablet.send(["type": "history", "id": "b", "limit": 1000])
+            #expect(try #require(await tablet.expect("error")).string("code") == "bad_request")
+
+            let free = try await HubTestClient.connect(port: port, token: HubTestServer.token("fay"))
+            _ = try #require(await free.expect("welcome"))
+            free.send(["type": "history", "id": "h"])
+            let locked = try #require(await free.expect("error"))
+            #expect(locked.string("code") == "feature_locked")
+            #expect(locked.string("ref") == "h")
+        }
+    }
+
     @Test func theAPIAnswers404WithoutStores() async throws {
         try await HubTestServer.with { port in
             let reply = try await HTTPTestClient.request("GET", port: port, "/api/history", token: HubTestServer.token("x"))

@@ -31,6 +31,27 @@ public struct ClientMessageDecoder: Sendable {
         var explanation: String?
         var issueTypes: [String]?
         var recastId: String?
+        var limit: Int?
+        var before: Int64?
+        var sessionId: String?
+        var profile: Present?
+    }
+
+    /// A field that only needs to be there (its content is read elsewhere).
+    private struct Present: Decodable {
+        init(from decoder: any Decoder) throws {
+            guard (try? decoder.container(keyedBy: AnyKey.self)) != nil else {
+                throw DecodingError.typeMismatch([String: String].self, .init(codingPath: decoder.codingPath,
+                                                                               debugDescription: "an object is expected"))
+            }
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// A request id: a JSON string or integer.
@@ -118,6 +139,12 @@ public struct ClientMessageDecoder: Sendable {
             case "leave": request = .leave
             case "end": request = .end
             case "ping": request = .ping
+            case "profile": request = .profile
+            case "updateProfile":
+                _ = try require(envelope.profile, "profile")
+                request = .updateProfile(message: data)
+            case "history": request = .history(limit: envelope.limit, before: envelope.before)
+            case "historySession": request = .historySession(sessionId: try require(envelope.sessionId, "sessionId"))
             default:
                 throw ProtocolError(.unknownType, "unknown message type \(type.prefix(40))", ref: ref)
             }

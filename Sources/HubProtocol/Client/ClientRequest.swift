@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 
 /// What a client asks for (the `type` of a client message and its fields).
@@ -28,6 +29,15 @@ public enum ClientRequest: Sendable, Equatable {
     case end
     /// Application-level ping; answered with `pong`.
     case ping
+    /// Reads one's own profile; answered with `profile`.
+    case profile
+    /// Changes fields of one's own profile (all but `isPremium`); answered with `profile`.
+    /// `message` is the whole JSON message: the server reads its `profile` object.
+    case updateProfile(message: Data)
+    /// Lists one's own history, most recent first (premium); answered with `history`.
+    case history(limit: Int?, before: Int64?)
+    /// Reads one entry of one's own history with its transcript (premium); answered with `historySession`.
+    case historySession(sessionId: String)
 
     /// The wire name of the request.
     public var type: String {
@@ -45,6 +55,10 @@ public enum ClientRequest: Sendable, Equatable {
         case .leave: "leave"
         case .end: "end"
         case .ping: "ping"
+        case .profile: "profile"
+        case .updateProfile: "updateProfile"
+        case .history: "history"
+        case .historySession: "historySession"
         }
     }
 }

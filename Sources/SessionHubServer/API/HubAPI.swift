@@ -14,6 +14,8 @@ struct HubAPI: Sendable {
     /// Largest request body accepted by the API, bytes.
     let maxBodyBytes = 64 * 1024
 
+    private var account: AccountService { AccountService(stores: stores, clock: clock) }
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         do {
             let claims = try authenticate(request)
@@ -44,26 +46,25 @@ struct HubAPI: Sendable {
         }
         if parts == ["api", "profile"] {
             switch method {
-            case .GET: return try json(.ok, await profile(of: claims))
-            case .PUT: return try await updateProfile(request, claims: claims)
+            case .GET: return try json(.ok, await account.profile(userId: claims.sub, displayName: claims.name))
+            case .PUT:
+                let update: ProfileUpdate = try decode(request)
+                return try json(.ok, try await account.updateProfile(update, userId: claims.sub, displayName: claims.name))
             default: throw notAllowed()
             }
         }
         if parts == ["api", "progress"] {
             guard method == .GET else { throw notAllowed() }
             struct Body: Encodable { let progress: [LanguageProgress] }
-            return try json(.ok, Body(progress: try await stores.progress.progress(userId: claims.sub)))
+            return try json(.ok, Body(progress: try await account.progress(userId: claims.sub)))
         }
         if parts == ["api", "history"] {
             switch method {
             case .GET:
-                try await requirePremium(claims)
-                let page = try await stores.history.getSessions(userId: claims.sub, limit: try limit(request), before: try before(request))
-                return try json(.ok, page)
+                return try json(.ok, try await account.history(userId: claims.sub, limit: try limit(request), before: try before(request)))
             case .DELETE:
-                try await requirePremium(claims)
                 struct Body: Encodable { let deleted: Int }
-                return try json(.ok, Body(deleted: try await stores.history.clear(userId: claims.sub)))
+                return try json(.ok, Body(deleted: try await account.clearHistory(userId: claims.sub)))
             default: throw notAllowed()
             }
         }
@@ -71,16 +72,9 @@ struct HubAPI: Sendable {
             let id = parts[2]
             switch method {
             case .GET:
-                try await requirePremium(claims)
-                guard let session = try await stores.history.getSession(userId: claims.sub, sessionId: id) else {
-                    throw APIError.notFound("no session \(id.prefix(64)) in your history")
-                }
-                return try json(.ok, session)
+                return try json(.ok, try await account.historySession(userId: claims.sub, sessionId: id))
             case .DELETE:
-                try await requirePremium(claims)
-                guard try await stores.history.deleteSession(userId: claims.sub, sessionId: id) else {
-                    throw APIError.notFound("no session \(id.prefix(64)) in your history")
-                }
+                try await account.deleteHistorySession(userId: claims.sub, sessionId: id)
                 return HTTPResponse(status: .noContent)
             default: throw notAllowed()
             }
@@ -97,31 +91,15 @@ struct HubAPI: Sendable {
         throw APIError.notFound()
     }
 
-    private func profile(of claims: TokenClaims) async throws -> UserProfile {
-        if let stored = try await stores.profiles.profile(userId: claims.sub) { return stored }
-        return UserProfile.initial(id: claims.sub, displayName: claims.name, now: clock.now())
-    }
-
-    private func updateProfile(_ request: HTTPRequest, claims: TokenClaims) async throws -> HTTPResponse {
-        let update: ProfileUpdate = try decode(request)
-        let current = try await profile(of: claims)
-        let updated = try update.applied(to: current, now: clock.now())
-        return try json(.ok, try await stores.profiles.saveProfile(updated))
-    }
-
-    private func requirePremium(_ claims: TokenClaims) async throws {
-        guard try await stores.profiles.profile(userId: claims.sub)?.isPremium == true else { throw APIError.featureLocked }
-    }
-
-    private func limit(_ request: HTTPRequest) throws(APIError) -> Int {
-        guard let text = request.query("limit") else { return 20 }
-        guard let value = Int(text), (1...100).contains(value) else { throw .badRequest("limit must be an integer from 1 to 100") }
+    private func limit(_ request: HTTPRequest) throws(APIError) -> Int? {
+        guard let text = request.query("limit") else { return nil }
+        guard let value = Int(text) else { throw .badRequest("limit must be an integer from 1 to 100") }
         return value
     }
 
     private func before(_ request: HTTPRequest) throws(APIError) -> Int64? {
         guard let text = request.query("before") else { return nil }
-        guard let value = Int64(text), value > 0 else { throw .badRequest("before must be a positive epoch-milliseconds integer") }
+        guard let value = Int64(text) else { throw .badRequest("before must be a positive epoch-milliseconds integer") }
         return value
     }
 
@@ -138,7 +116,7 @@ struct HubAPI: Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context) -> String {
             context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
         }

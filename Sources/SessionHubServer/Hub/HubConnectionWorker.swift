@@ -54,6 +54,7 @@ final class HubConnectionWorker: Sendable {
                 if state.user == nil { close(.policyViolation, "auth_timeout: no token within \(limits.authTimeoutSeconds) s", &state) }
             }
         }
+        if let user = state.user { runtime.channels.remove(socket, of: user.id) }
         if let session = state.session, let user = state.user {
             await session.disconnected(userId: user.id, linkId: socket.id)
         }
@@ -91,6 +92,11 @@ final class HubConnectionWorker: Sendable {
         }
         guard state.requests.take(now: now) else {
             return fail("rate_limited", "too many requests; slow down", ref: message.id, &state)
+        }
+        switch await runtime.account.answer(message.request, user: user, ref: message.id) {
+        case .success(let text): return send(text)
+        case .failure(let error): return fail(error.code, error.message, ref: message.id, &state)
+        case nil: break
         }
         do throws(HubError) {
             try await dispatch(message, user: user, now: now, &state)
@@ -153,6 +159,8 @@ final class HubConnectionWorker: Sendable {
         case .end:
             let session = try requireSession(state)
             try await session.end(by: user.id, ref: ref)
+        case .profile, .updateProfile, .history, .historySession:
+            break  // answered by runtime.account before dispatch
         }
     }
 
@@ -161,6 +169,7 @@ final class HubConnectionWorker: Sendable {
     private func authenticate(_ claims: TokenClaims, ref: String? = nil, _ state: inout State) async {
         let user = HubUser(id: claims.sub, displayName: claims.name)
         state.user = user
+        runtime.channels.add(socket, of: user.id)
         state.logger[metadataKey: "user"] = "\(user.id)"
         state.logger.debug("authenticated")
         await sendWelcome(user, ref: ref)

@@ -10,6 +10,10 @@ struct HubRuntime: Sendable {
     let limits: HubConnectionLimits
     let decoder: ClientMessageDecoder
     let logger: Logger
+    /// Profile and history requests.
+    let account: AccountRequests
+    /// Every authenticated connection by user, for pushes such as `historyUpdated`.
+    let channels: UserChannels
 
     /// The limits a client is told in `welcome`.
     var advertisedLimits: [(String, Int)] {

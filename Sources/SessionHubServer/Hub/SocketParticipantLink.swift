@@ -27,7 +27,9 @@ final class SocketParticipantLink: ParticipantLink {
     }
 
     func detach(_ reason: DetachReason) {
-        if reason != .left { socket.send(text: ServerMessageEncoder.left(ref: nil, reason: reason.rawValue)) }
+        // The worker hears of it first: a client that answers `left` at once must find its
+        // connection already back in the lobby, however the threads are scheduled.
         inputs.yield(.detached(generation: generation, reason: reason))
+        if reason != .left { socket.send(text: ServerMessageEncoder.left(ref: nil, reason: reason.rawValue)) }
     }
 }

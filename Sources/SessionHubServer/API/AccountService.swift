@@ -1,0 +1,65 @@
+import HubDomain
+import HubStorage
+
+/// A user's own account data — profile, history, progress — with the rules both the HTTP API
+/// and the WebSocket requests apply: premium gate on history, validation of profile changes,
+/// paging limits, and nothing of anyone else's. Errors are ``APIError``s with stable codes.
+struct AccountService: Sendable {
+    let stores: HubStores
+    let clock: any HubClock
+
+    /// The stored profile, or the default one of a user who never saved theirs.
+    func profile(userId: String, displayName: String) async throws -> UserProfile {
+        if let stored = try await stores.profiles.profile(userId: userId) { return stored }
+        return UserProfile.initial(id: userId, displayName: displayName, now: clock.now())
+    }
+
+    /// Applies `update` to the user's profile and stores it.
+    func updateProfile(_ update: ProfileUpdate, userId: String, displayName: String) async throws -> UserProfile {
+        let current = try await profile(userId: userId, displayName: displayName)
+        let updated = try update.applied(to: current, now: clock.now())
+        return try await stores.profiles.saveProfile(updated)
+    }
+
+    /// One page of the user's history, most recent first. `limit` defaults to 20 (1…100);
+    /// `before` is an epoch-ms bound (exclusive).
+    func history(userId: String, limit: Int?, before: Int64?) async throws -> HistoryPage {
+        try await requirePremium(userId)
+        let limit = limit ?? 20
+        guard (1...100).contains(limit) else { throw APIError.badRequest("limit must be an integer from 1 to 100") }
+        if let before, before <= 0 { throw APIError.badRequest("before must be a positive epoch-milliseconds integer") }
+        return try await stores.history.getSessions(userId: userId, limit: limit, before: before)
+    }
+
+    /// One entry of the user's history with its transcript; `not_found` also when it is someone else's.
+    func historySession(userId: String, sessionId: String) async throws -> HistorySession {
+        try await requirePremium(userId)
+        guard let session = try await stores.history.getSession(userId: userId, sessionId: sessionId) else {
+            throw APIError.notFound("no session \(sessionId.prefix(64)) in your history")
+        }
+        return session
+    }
+
+    /// Deletes one entry of the user's history.
+    func deleteHistorySession(userId: String, sessionId: String) async throws {
+        try await requirePremium(userId)
+        guard try await stores.history.deleteSession(userId: userId, sessionId: sessionId) else {
+            throw APIError.notFound("no session \(sessionId.prefix(64)) in your history")
+        }
+    }
+
+    /// Deletes the user's whole history; returns how many entries went.
+    func clearHistory(userId: String) async throws -> Int {
+        try await requirePremium(userId)
+        return try await stores.history.clear(userId: userId)
+    }
+
+    /// Progress per language.
+    func progress(userId: String) async throws -> [LanguageProgress] {
+        try await stores.progress.progress(userId: userId)
+    }
+
+    private func requirePremium(_ userId: String) async throws {
+        guard try await stores.profiles.profile(userId: userId)?.isPremium == true else { throw APIError.featureLocked }
+    }
+}

@@ -1,0 +1,22 @@
+import HubDomain
+import HubStorage
+
+/// Saves through another ``HubDomain/HistoryWriter``, then pushes `historyUpdated` to every
+/// open connection of each participant whose history gained the session — the WebSocket
+/// counterpart of observing the SDK's `history` flow.
+struct NotifyingHistoryWriter: HistoryWriter {
+    let inner: any HistoryWriter
+    let channels: UserChannels
+
+    func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+        let results = await inner.save(session)
+        for participant in session.participants where results[participant.userId] == .success {
+            let summary = HistorySummary(sessionId: session.sessionId, scenarioTitle: session.scenarioTitle,
+                                         timestamp: session.endedAt, targetLanguage: session.targetLanguage,
+                                         durationSeconds: session.durationSeconds, lineCount: session.lines.count,
+                                         xpEarned: participant.figures.stats.xpEarned)
+            if let text = AccountRequests.historyUpdated(summary) { channels.send(text, to: participant.userId) }
+        }
+        return results
+    }
+}
