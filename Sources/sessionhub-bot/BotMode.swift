@@ -19,6 +19,12 @@ enum BotMode: Sendable, Equatable {
         return false
     }
 
+    /// The code given with `--join`.
+    var joinCode: String? {
+        if case .join(let code) = self { return code }
+        return nil
+    }
+
     /// `solo`, `host` or `join` (the summary's `mode`).
     var name: String {
         switch self {

@@ -73,6 +73,7 @@ actor BotPlayer {
 
     // Requests
     private var requestCounter = 0
+    private var pacer = LinePacer(rate: 5)
     private(set) var pending: [String: PendingRequest] = [:]
     private var outcomes: [String: RequestOutcome] = [:]
 
@@ -153,13 +154,44 @@ actor BotPlayer {
     /// Sends `request` with a fresh id (unique for this player across its connections) and returns the id.
     @discardableResult
     private func send(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
+        let id = register(request, kind: kind)
+        if let text = pending[id]?.text { connection?.send(text: text) }
+        return id
+    }
+
+    /// Sends a `say`, `recast` or `acceptRecast` now, or later when the line rate requires it
+    /// (``LinePacer``); it counts as unanswered from now on.
+    @discardableResult
+    private func sendPaced(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
+        let slot = pacer.reserve()
+        guard slot > .now else { return send(request, kind: kind) }
+        let id = register(request, kind: kind)
+        let current = generation
+        Task {
+            try? await Task.sleep(until: slot, clock: .continuous)
+            self.sendReserved(id, generation: current)
+        }
+        return id
+    }
+
+    /// Records a request as pending under a fresh id and returns the id.
+    private func register(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
         requestCounter += 1
         let id = "\(kind.rawValue)-\(requestCounter)"
-        let text = ClientMessageEncoder.encode(request, id: id)
-        pending[id] = PendingRequest(kind: kind, text: text)
+        pending[id] = PendingRequest(kind: kind, text: ClientMessageEncoder.encode(request, id: id))
         outcomes[id] = .pending
-        connection?.send(text: text)
         return id
+    }
+
+    /// Sends a paced request at its moment, unless its connection has gone meanwhile.
+    private func sendReserved(_ id: String, generation: Int) {
+        guard let request = pending[id] else { return }
+        guard generation == self.generation, isConnected else {
+            pending[id] = nil
+            outcomes[id] = .refused(code: "not_sent", message: "the connection closed before the request could be sent")
+            return
+        }
+        connection?.send(text: request.text)
     }
 
     /// Sends a request again after `rate_limited`, if it is still unanswered on the same connection.
@@ -176,7 +208,7 @@ actor BotPlayer {
     func join(code: String) -> String { send(.join(code: code), kind: .start) }
     /// `say`.
     func say(_ line: BotLineScript.Line) -> String {
-        send(.say(textNative: line.textNative, textTranslated: line.textTranslated), kind: .say)
+        sendPaced(.say(textNative: line.textNative, textTranslated: line.textTranslated), kind: .say)
     }
     /// `end` (host only).
     func end() -> String { send(.end, kind: .end) }
@@ -225,6 +257,7 @@ actor BotPlayer {
         switch message {
         case .welcome(let m):
             welcome = m
+            if let rate = m.limits["linesPerSecond"] { pacer.adopt(rate: rate) }
             userId = m.userId
         case .joined(let m):
             session = m.session
@@ -361,9 +394,10 @@ actor BotPlayer {
         if raced {
             lateRequests += 1
             printer.note("· \(userId)'s \(request.kind.rawValue) came after the end: \(error.code)")
-        } else {
+        } else if [.recast, .acceptRecast].contains(request.kind) {
             problem("\(request.kind.rawValue) refused: \(error.code): \(error.message)")
         }
+        // Other refusals (start, resume, say, end) are the table's to judge: it waits for their outcome.
     }
 
     // MARK: Reactions
@@ -378,13 +412,13 @@ actor BotPlayer {
         guard canReact, generator.chance(behaviour.recastProbability) else { return }
         let types = BotRecastComposer.issueTypes(using: &generator)
         let correction = BotRecastComposer.correction(of: line.textNative, issueTypes: types)
-        send(.recast(lineId: line.id, correctedText: correction.correctedText, explanation: correction.explanation,
-                     issueTypes: correction.issueTypes), kind: .recast)
+        sendPaced(.recast(lineId: line.id, correctedText: correction.correctedText, explanation: correction.explanation,
+                          issueTypes: correction.issueTypes), kind: .recast)
     }
 
     private func considerAccepting(_ recast: Recast) {
         guard canReact, !recast.accepted, generator.chance(behaviour.acceptProbability) else { return }
-        send(.acceptRecast(recastId: recast.id), kind: .acceptRecast)
+        sendPaced(.acceptRecast(recastId: recast.id), kind: .acceptRecast)
     }
 
     private func problem(_ text: String) {

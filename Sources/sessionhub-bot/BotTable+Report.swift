@@ -32,7 +32,7 @@ extension BotTable {
         if let failure { problems.insert(failure.description, at: 0) }
         return BotReport(ok: exitCode == 0, exitCode: exitCode, mode: options.mode.name, seed: options.seed,
                          scenarioId: first?.scenario.id ?? (options.mode.isGuest ? nil : options.scenarioId),
-                         sessionId: first?.sessionId, joinCode: first?.joinCode,
+                         goalLines: first?.scenario.goal.lines, sessionId: first?.sessionId, joinCode: first?.joinCode,
                          ended: ended != nil, cause: ended?.cause.rawValue, goalReached: ended?.goalReached,
                          durationSeconds: ended?.durationSeconds,
                          linesSpoken: reports.reduce(0) { $0 + $1.linesSpoken },

@@ -4,18 +4,27 @@ import HubProtocol
 extension BotTable {
     /// Solo and host mode: the players speak in turn (seat 0, 1, …, 0, 1, …) until each has said
     /// its lines or the goal is reached; the host then ends the session if the goal did not.
-    /// With `--drop-after N`, the last seat drops after the session's N-th line and resumes on
-    /// its next turn (or before the goal line), so the others speak while it is away.
+    /// With `--drop-after N`, the last seat drops after the session's N-th line; its turn passes
+    /// until another player has spoken, and it resumes on its next turn after that (or before the
+    /// goal line), so the replay holds what the others said while it was away.
     func playInTurns(_ scenario: Scenario) async throws {
         let seats = players.count
         let goal = scenario.goal.lines
         let perPlayer = options.linesPerPlayer ?? (goal + seats - 1) / seats
         let script = BotLineScript(scenario: scenario)
         let victim = seats - 1
+        let planned = min(goal, perPlayer * seats)
+        if let dropAfter = options.dropAfter, dropAfter >= planned {
+            let id = await players[0].end()
+            try? await expectDone(players[0], id, "\(players[0].label)'s end")
+            throw BotFailure.check("--drop-after \(dropAfter) needs more than \(dropAfter) lines in the session, but this run speaks "
+                                   + "\(planned) (goal \(goal) of \(scenario.id), \(perPlayer) per player): lower --drop-after")
+        }
         var spoken = Array(repeating: 0, count: seats)
         var counter = 0
         var dropped = false
         var away = false
+        var linesWhileAway = 0
         var turn = 0
         speaking: while spoken.contains(where: { $0 < perPlayer }) {
             let seat = turn % seats
@@ -31,6 +40,10 @@ extension BotTable {
             let linesSoFar = await observer.linesInSession
             if await observer.ended != nil || linesSoFar >= goal { break }
             let goalLine = linesSoFar + 1 == goal
+            let othersCanSpeak = spoken.indices.contains { $0 != victim && spoken[$0] < perPlayer }
+            if away, seat == victim, linesWhileAway == 0, !goalLine, othersCanSpeak {
+                continue  // its turn passes: the others speak while it is away, so the replay has lines in it
+            }
             if away, seat == victim || goalLine {
                 try await resume(victim)
                 away = false
@@ -44,6 +57,7 @@ extension BotTable {
             switch try await answer(player, id, "\(player.label)'s line \(counter)") {
             case .done, .pending:
                 spoken[seat] += 1
+                if away { linesWhileAway += 1 }
             case .refused(let code, _) where code == "session_ended":
                 break speaking
             case .refused(let code, let message):

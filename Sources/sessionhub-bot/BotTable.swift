@@ -35,9 +35,15 @@ struct BotTable: Sendable {
         } catch {
             failure = .setup("\(error)")
         }
+        var connectedAtEnd: [Bool] = []
+        for player in players { connectedAtEnd.append(await player.isConnected) }
         await closeAll()
         let elapsed = ContinuousClock.now - started
-        return await report(failure: failure, elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        var report = await report(failure: failure, elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        for index in report.players.indices where connectedAtEnd.indices.contains(index) {
+            report.players[index].connectedAtEnd = connectedAtEnd[index]
+        }
+        return report
     }
 
     /// Runs `body`, or fails with ``BotFailure/timeout(_:)`` once `limit` has passed.
@@ -103,7 +109,9 @@ struct BotTable: Sendable {
         case .host(let count): id = await first.host(scenarioId: options.scenarioId, maxPlayers: count >= 2 ? count : nil)
         case .join(let code): id = await first.join(code: code)
         }
-        try await expectDone(first, id, "\(first.label)'s \(options.mode.name)")
+        if case .refused(let code, let message) = try await answer(first, id, "\(first.label)'s \(options.mode.name)") {
+            throw Self.startRefusal(code: code, message: message, options: options)
+        }
         guard let snapshot = await first.session else { throw BotFailure.check("\(first.label) has no session after joined") }
         return snapshot
     }
@@ -150,6 +158,26 @@ struct BotTable: Sendable {
                 if await player.isConnected { return nil }
             }
             return true
+        }
+    }
+
+    /// Why starting (or joining) was refused, as a failure: an unknown scenario or join code, a
+    /// full session or a bad `--players` are setup problems (exit 2); anything else is a check failure.
+    static func startRefusal(code: String, message: String, options: BotOptions) -> BotFailure {
+        switch code {
+        case "unknown_scenario":
+            return .setup("unknown scenario \"\(options.scenarioId)\": the hub has no scenario with that id (\(message)); "
+                          + "see docs/SCENARIOS.md or send {\"type\":\"scenarios\"} for the ids")
+        case "unknown_join_code":
+            return .setup("no live session has the join code \(options.mode.joinCode ?? "?") (\(message))")
+        case "session_full":
+            return .setup("the session with join code \(options.mode.joinCode ?? "?") is full (\(message))")
+        case "invalid_field":
+            return .setup("the hub refused the session settings: \(message) (does --players fit the scenario's maxPlayers?)")
+        case "already_in_session", "hub_full":
+            return .setup("the hub refused to seat the player: \(code): \(message)")
+        default:
+            return .check("\(options.mode.name) was refused: \(code): \(message)")
         }
     }
 

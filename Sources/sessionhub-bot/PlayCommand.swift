@@ -73,11 +73,11 @@ struct PlayCommand: AsyncParsableCommand {
     static let defaultScenario = "ordering-coffee"
 
     func validate() throws {
-        _ = try mode()
+        let mode = try mode()
         _ = try parsedURL()
         if !tokens.isEmpty, tokenCommand != nil { throw ValidationError("give either --token or --token-cmd, not both") }
         if tokens.isEmpty, tokenCommand == nil { throw ValidationError("missing tokens: give --token (once per player) or --token-cmd") }
-        let count = try mode().playerCount
+        let count = mode.playerCount
         if !tokens.isEmpty, tokens.count != count {
             throw ValidationError("\(tokens.count) --token given for \(count) player\(count == 1 ? "" : "s"): give one per player, or use --token-cmd")
         }
@@ -86,14 +86,23 @@ struct PlayCommand: AsyncParsableCommand {
         }
         if let tokenCommand, tokenCommand.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--token-cmd is empty") }
         if let scenario, scenario.isEmpty { throw ValidationError("--scenario is empty") }
-        if scenario != nil, join != nil { throw ValidationError("--scenario is not used with --join: the host chose the scenario") }
+        if scenario != nil, mode.isGuest { throw ValidationError("--scenario is not used with --join: the host chose the scenario") }
         if let lines, lines < 1 { throw ValidationError("--lines must be at least 1 (got \(lines))") }
         if paceMs < 0 { throw ValidationError("--pace-ms must not be negative (got \(paceMs))") }
         for (name, value) in [("--recast-probability", recastProbability), ("--accept-probability", acceptProbability)]
         where !(0...1).contains(value) {
             throw ValidationError("\(name) must be between 0 and 1 (got \(value))")
         }
-        if let dropAfter, dropAfter < 1 { throw ValidationError("--drop-after must be at least 1 (got \(dropAfter))") }
+        if let dropAfter {
+            if dropAfter < 1 { throw ValidationError("--drop-after must be at least 1 (got \(dropAfter))") }
+            if let lines, mode.isGuest, dropAfter > lines {
+                throw ValidationError("--drop-after \(dropAfter) is more than the \(lines) lines this player speaks (--lines)")
+            }
+            if let lines, !mode.isGuest, dropAfter >= lines * count {
+                throw ValidationError("--drop-after \(dropAfter) needs more than \(dropAfter) lines in the session, but \(count) "
+                                      + "player\(count == 1 ? "" : "s") × --lines \(lines) speak only \(lines * count)")
+            }
+        }
         if timeout < 1 { throw ValidationError("--timeout must be at least 1 second (got \(timeout))") }
         let prefixOK = !userPrefix.isEmpty && userPrefix.utf8.count <= 100
             && userPrefix.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)) }

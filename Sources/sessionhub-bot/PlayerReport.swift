@@ -39,8 +39,51 @@ struct PlayerReport: Sendable, Encodable {
 
     /// The history result as it appears in the summary.
     struct HistoryStatus: Sendable, Encodable {
+        /// `Success` or `Error`.
         var status: String
+        /// With `Error`: `featureLocked` or `networkError`; otherwise null.
         var reason: String?
+
+        private enum CodingKeys: String, CodingKey {
+            case status, reason
+        }
+
+        /// Both keys, `reason` null after a success.
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(status, forKey: .status)
+            try c.encode(reason, forKey: .reason)
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userId, roleName, mode, connections, connectedAtEnd, lastSeq, receivedEnded, linesSpoken,
+             recastsGiven, recastsAccepted, lateRequests, rateLimitedRetries, unanswered, problems, xpEarned,
+             stats, collaboration, weakSpots, history
+    }
+
+    /// Every field, `null` included: each player has the same keys.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(userId, forKey: .userId)
+        try c.encode(roleName, forKey: .roleName)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(connections, forKey: .connections)
+        try c.encode(connectedAtEnd, forKey: .connectedAtEnd)
+        try c.encode(lastSeq, forKey: .lastSeq)
+        try c.encode(receivedEnded, forKey: .receivedEnded)
+        try c.encode(linesSpoken, forKey: .linesSpoken)
+        try c.encode(recastsGiven, forKey: .recastsGiven)
+        try c.encode(recastsAccepted, forKey: .recastsAccepted)
+        try c.encode(lateRequests, forKey: .lateRequests)
+        try c.encode(rateLimitedRetries, forKey: .rateLimitedRetries)
+        try c.encode(unanswered, forKey: .unanswered)
+        try c.encode(problems, forKey: .problems)
+        try c.encode(xpEarned, forKey: .xpEarned)
+        try c.encode(stats, forKey: .stats)
+        try c.encode(collaboration, forKey: .collaboration)
+        try c.encode(weakSpots, forKey: .weakSpots)
+        try c.encode(history, forKey: .history)
     }
 
     /// Adds the final figures of `ended`.

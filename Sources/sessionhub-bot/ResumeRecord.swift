@@ -15,4 +15,20 @@ struct ResumeRecord: Sendable, Encodable, Equatable {
     var replayedSeqs: [Int] = []
     /// Whether the replay was exactly `lastSeq+1 … lastSeq+replayed` and reached `othersSeq`.
     var complete = false
+
+    private enum CodingKeys: String, CodingKey {
+        case userId, lastSeq, othersSeq, mode, replayed, replayedSeqs, complete
+    }
+
+    /// Every field, `mode` null until `resumed` arrives.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(userId, forKey: .userId)
+        try c.encode(lastSeq, forKey: .lastSeq)
+        try c.encode(othersSeq, forKey: .othersSeq)
+        try c.encode(mode, forKey: .mode)
+        try c.encode(replayed, forKey: .replayed)
+        try c.encode(replayedSeqs, forKey: .replayedSeqs)
+        try c.encode(complete, forKey: .complete)
+    }
 }

@@ -23,7 +23,7 @@ struct ShellCommand: Sendable {
         }
         guard result.status == 0 else {
             let errors = String(decoding: result.errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw .setup("--token-cmd exited with status \(result.status) (\(line)): \(errors.prefix(300))")
+            throw .setup("--token-cmd exited with status \(result.status) (\(line))" + (errors.isEmpty ? "" : ": \(errors.prefix(300))"))
         }
         return String(decoding: result.output, as: UTF8.self)
     }

@@ -2,8 +2,8 @@ extension TranscriptPrinter {
     /// The end of the human transcript: each player's final figures, the resumes, and the verdict.
     /// The problems themselves go to standard error (``complain(_:)``).
     func summarize(_ report: BotReport) {
-        note("")
-        for player in report.players {
+        if report.sessionId != nil { note("") }
+        for player in report.players where report.sessionId != nil {
             var text = "\(player.userId)"
             if let role = player.roleName { text += " (\(role)\(player.mode.map { ", \($0)" } ?? ""))" }
             text += ": \(player.linesSpoken) lines, \(player.recastsGiven) recasts given, \(player.recastsAccepted) accepted"
