@@ -213,6 +213,14 @@ actor BotPlayer {
     /// `end` (host only).
     func end() -> String { send(.end, kind: .end) }
 
+    /// `leave`, when the player still holds a live seat on an open connection: after a failed run,
+    /// so the hub releases the seat at once instead of holding it for the grace window. Nil when
+    /// there is nothing to leave.
+    func leaveIfSeated() -> String? {
+        guard isConnected, session != nil, ended == nil, replayRemaining == 0 else { return nil }
+        return send(.leave, kind: .leave)
+    }
+
     /// `resume` with the newest resume token and the last applied seq; `othersSeq` is how far the
     /// other players of the run had got, which the replay must reach. Nil without a resume token.
     func resume(othersSeq: Int) -> String? {
@@ -303,6 +311,8 @@ actor BotPlayer {
         case .left(let m):
             if m.reason == "ended", ended != nil {
                 leftAfterEnd = true
+            } else if m.reason == "left", let ref = m.ref, pending[ref]?.kind == .leave {
+                complete(ref)
             } else {
                 problem("unexpected left{reason:\(m.reason)}")
             }

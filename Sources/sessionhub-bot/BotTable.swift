@@ -37,6 +37,7 @@ struct BotTable: Sendable {
         }
         var connectedAtEnd: [Bool] = []
         for player in players { connectedAtEnd.append(await player.isConnected) }
+        if failure != nil { await leaveSeats() }
         await closeAll()
         let elapsed = ContinuousClock.now - started
         var report = await report(failure: failure, elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
@@ -147,6 +148,18 @@ struct BotTable: Sendable {
                 if await player.isConnected, await !player.isIdle { return nil }
             }
             return true
+        }
+    }
+
+    /// After a failure: every player still seated leaves, so its seat is not held for the grace
+    /// window (a rerun with the same users would otherwise be refused for that long).
+    private func leaveSeats() async {
+        var leaving: [(BotPlayer, String)] = []
+        for player in players {
+            if let id = await player.leaveIfSeated() { leaving.append((player, id)) }
+        }
+        for (player, id) in leaving {
+            _ = try? await answer(player, id, "\(player.label)'s leave", timeout: .seconds(2))
         }
     }
 
