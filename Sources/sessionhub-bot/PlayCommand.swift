@@ -39,7 +39,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Join someone else's session by its join code.", valueName: "code"))
     var join: String?
 
-    @Option(help: ArgumentHelp("Scenario to start (solo and host).", valueName: "id"))
+    @Option(help: ArgumentHelp("Scenario to start (solo and host; default ordering-coffee).", valueName: "id"))
     var scenario: String?
 
     @Option(help: "Lines per player (default: enough to reach the scenario's goal).")

@@ -43,6 +43,8 @@ struct BotScriptTests {
         let swap = BotRecastComposer.correction(of: "Un café con leche, por favor. (2)", issueTypes: [.sentenceStructure])
         #expect(swap.correctedText == "Por favor, un café con leche. (2)")
         #expect(swap.issueTypes == [.sentenceStructure])
+        let french = BotRecastComposer.correction(of: "Puis-je voir votre pièce d'identité, s'il vous plaît ? (1)", issueTypes: [.sentenceStructure])
+        #expect(french.correctedText == "S'il vous plaît, puis-je voir votre pièce d'identité ? (1)")
         #expect(swap.explanation.hasPrefix("sentence_structure: "))
         let tidy = BotRecastComposer.correction(of: "  para   llevar (3)", issueTypes: [.naturalness, .grammar, .grammar])
         #expect(tidy.correctedText == "Para llevar. (3)")

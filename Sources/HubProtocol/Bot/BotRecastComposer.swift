@@ -68,6 +68,8 @@ public enum BotRecastComposer {
         guard !first.isEmpty, !second.isEmpty else { return nil }
         var closing = ""
         while let last = second.last, last.isPunctuation, last != "\"" { closing = String(last) + closing; second.removeLast() }
+        let spacedClosing = second.last?.isWhitespace == true  // French typography: `plaît ?`
+        second = second.trimmingSpaces
         let sentenceMarks: Set<Character> = [".", "?", "!", "¿", "¡", ";", ":"]
         guard !second.isEmpty, !first.contains(where: sentenceMarks.contains), !second.contains(where: sentenceMarks.contains) else {
             return nil
@@ -76,7 +78,7 @@ public enum BotRecastComposer {
             first = head.lowercased() + first.dropFirst()
         }
         if let head = second.first, head.isLowercase { second = head.uppercased() + second.dropFirst() }
-        return "\(second), \(first)\(closing.isEmpty ? "." : closing)"
+        return "\(second), \(first)\(closing.isEmpty ? "." : (spacedClosing ? " " : "") + closing)"
     }
 }
 
