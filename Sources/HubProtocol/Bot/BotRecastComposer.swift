@@ -7,7 +7,9 @@ import HubDomain
 public enum BotRecastComposer {
     /// A correction to send in a `recast`.
     public struct Correction: Sendable, Equatable {
+        /// The corrected line, counter tag kept.
         public var correctedText: String
+        /// Why, naming the issue types.
         public var explanation: String
         /// Sorted, no duplicates, never empty.
         public var issueTypes: [RecastIssueType]

@@ -3,9 +3,11 @@ import HubDomain
 extension ServerMessage {
     /// One participant in `ended`: final figures plus the outcome of saving their history.
     public struct FinalFigures: Decodable, Sendable, Equatable {
+        /// The participant.
         public var userId: String
         /// Final `SessionStats`, XP included.
         public var stats: SessionStats
+        /// Accepted repairs, help given and team wins.
         public var collaboration: CollaborationStats
         /// Issue type → count of recasts of this participant's lines.
         public var weakSpots: [String: Int]

@@ -22,6 +22,7 @@ extension ServerMessage {
 
     /// `joined`: the answer to `startSolo`, `host` or `join`.
     public struct Joined: Decodable, Sendable, Equatable {
+        /// The id of the request this answers, as a string; absent when the request had none.
         public var ref: String?
         /// Keep it to `resume` after a dropped connection (32 hex digits).
         public var resumeToken: String
@@ -39,9 +40,11 @@ extension ServerMessage {
 
     /// `resumed`: the answer to `resume`.
     public struct Resumed: Decodable, Sendable, Equatable {
+        /// The id of the request this answers, as a string; absent when the request had none.
         public var ref: String?
         /// The new resume token (the previous one stops working).
         public var resumeToken: String
+        /// Replay or snapshot.
         public var mode: ResumeMode
         /// Number of broadcasts that follow (0 in snapshot mode).
         public var replayed: Int
@@ -51,12 +54,15 @@ extension ServerMessage {
 
     /// `scenarios`: the catalogue, sorted by title.
     public struct ScenarioList: Decodable, Sendable, Equatable {
+        /// The id of the request this answers, as a string; absent when the request had none.
         public var ref: String?
+        /// Every scenario of the hub's catalogue.
         public var scenarios: [Scenario]
     }
 
     /// `pong`: the answer to `ping`.
     public struct Pong: Decodable, Sendable, Equatable {
+        /// The id of the request this answers, as a string; absent when the request had none.
         public var ref: String?
         /// Server clock, epoch milliseconds.
         public var serverTime: Int64

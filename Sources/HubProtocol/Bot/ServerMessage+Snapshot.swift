@@ -3,12 +3,15 @@ import HubDomain
 extension ServerMessage {
     /// A `SessionSnapshot` as decoded from `joined` or `resumed` (section 8).
     public struct Snapshot: Decodable, Sendable, Equatable {
+        /// The session (32 hex digits).
         public var sessionId: String
         /// The scenario, with its roles, goal and hints.
         public var scenario: Scenario
         /// Null for SOLO sessions.
         public var joinCode: String?
+        /// The current host; null when nobody present can host.
         public var hostId: String?
+        /// Seats in the session (1 for SOLO).
         public var maxPlayers: Int
         /// Epoch milliseconds.
         public var startedAt: Int64
