@@ -40,7 +40,7 @@ struct BotTable: Sendable {
         if failure != nil { await leaveSeats() }
         await closeAll()
         let elapsed = ContinuousClock.now - started
-        var report = await report(failure: failure, elapsedMs: Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000))
+        var report = await report(failure: failure, elapsedMs: Int(elapsed / .milliseconds(1)))
         for index in report.players.indices where connectedAtEnd.indices.contains(index) {
             report.players[index].connectedAtEnd = connectedAtEnd[index]
         }
