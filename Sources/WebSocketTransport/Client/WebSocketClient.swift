@@ -29,18 +29,26 @@ public enum WebSocketClient {
         }
         let eventLoop = group.next()
         let promise = eventLoop.makePromise(of: WebSocketSocket.self)
-        let channel = try await ClientBootstrap(group: eventLoop)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(configuration.connectTimeout)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let sync = channel.pipeline.syncOperations
-                    try sync.addHandler(ClientUpgradeHandler(handshake: handshake, settings: configuration, id: id,
-                                                             makeEndpoint: makeEndpoint, promise: promise, logger: logger))
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: eventLoop)
+                .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(configuration.connectTimeout)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let sync = channel.pipeline.syncOperations
+                        try sync.addHandler(ClientUpgradeHandler(handshake: handshake, settings: configuration, id: id,
+                                                                 makeEndpoint: makeEndpoint, promise: promise, logger: logger))
+                    }
                 }
-            }
-            .connect(host: url.host, port: url.port)
-            .get()
+                .connect(host: url.host, port: url.port)
+                .get()
+        } catch {
+            // No channel, so no handler will ever complete the promise: fail it here (an
+            // abandoned promise is a leak, and a crash in debug builds).
+            promise.fail(error)
+            throw error
+        }
         let timeout = eventLoop.scheduleTask(in: configuration.connectTimeout) {
             promise.fail(ChannelError.connectTimeout(configuration.connectTimeout))
             channel.close(promise: nil)

@@ -1,0 +1,94 @@
+import Foundation
+
+/// Decodes the hub's JSON text messages into ``ServerMessage`` values: the client-side
+/// counterpart of ``ServerMessageEncoder``. Unknown keys are ignored; an unknown `type` is
+/// ``ServerMessage/other(type:)``, not an error.
+public struct ServerMessageDecoder: Sendable {
+    /// Why a message could not be decoded.
+    public enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Not a JSON object.
+        case malformedJSON
+        /// A JSON object without a string `type`.
+        case missingType
+        /// A known `type` whose fields do not match the protocol.
+        case invalidMessage(type: String, detail: String)
+
+        /// A readable message.
+        public var description: String {
+            switch self {
+            case .malformedJSON: "the message is not a JSON object"
+            case .missingType: "the message has no type"
+            case .invalidMessage(let type, let detail): "invalid \(type) message: \(detail)"
+            }
+        }
+    }
+
+    private struct TypeOnly: Decodable {
+        var type: String?
+    }
+
+    /// Creates a decoder.
+    public init() {}
+
+    /// Decodes UTF-8 JSON.
+    public func decode(_ data: Data) throws(Failure) -> ServerMessage {
+        let decoder = JSONDecoder()
+        let probe: TypeOnly
+        do {
+            probe = try decoder.decode(TypeOnly.self, from: data)
+        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+            throw .missingType  // `type` is there but not a string
+        } catch {
+            throw .malformedJSON
+        }
+        guard let type = probe.type else { throw .missingType }
+        func body<T: Decodable>(_ kind: T.Type) throws(Failure) -> T {
+            do {
+                return try decoder.decode(kind, from: data)
+            } catch {
+                throw .invalidMessage(type: type, detail: Self.describe(error))
+            }
+        }
+        switch type {
+        case "welcome": return .welcome(try body(ServerMessage.Welcome.self))
+        case "joined": return .joined(try body(ServerMessage.Joined.self))
+        case "resumed": return .resumed(try body(ServerMessage.Resumed.self))
+        case "scenarios": return .scenarios(try body(ServerMessage.ScenarioList.self))
+        case "pong": return .pong(try body(ServerMessage.Pong.self))
+        case "left": return .left(try body(ServerMessage.Left.self))
+        case "error": return .error(try body(ServerMessage.ErrorReply.self))
+        case "participants": return .participants(try body(ServerMessage.ParticipantsBroadcast.self))
+        case "line": return .line(try body(ServerMessage.LineBroadcast.self))
+        case "recast": return .recast(try body(ServerMessage.RecastBroadcast.self))
+        case "recastAccepted": return .recastAccepted(try body(ServerMessage.RecastAcceptedBroadcast.self))
+        case "hostChanged": return .hostChanged(try body(ServerMessage.HostChangedBroadcast.self))
+        case "stats": return .stats(try body(ServerMessage.StatsBroadcast.self))
+        case "ended": return .ended(try body(ServerMessage.EndedBroadcast.self))
+        default: return .other(type: type)
+        }
+    }
+
+    /// Decodes text.
+    public func decode(_ text: String) throws(Failure) -> ServerMessage {
+        try decode(Data(text.utf8))
+    }
+
+    /// Where decoding failed, as `field.path: problem`.
+    private static func describe(_ error: any Error) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let names = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return names.isEmpty ? "message" : names.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            let parent = path(context)
+            return parent == "message" ? "missing field \(key.stringValue)" : "missing field \(parent).\(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "field \(path(context)) has the wrong type"
+        case DecodingError.dataCorrupted(let context):
+            return "field \(path(context)) has an invalid value"
+        default:
+            return "\(error)"
+        }
+    }
+}
