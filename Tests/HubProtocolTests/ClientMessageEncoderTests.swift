@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 import HubProtocol
 import Testing
@@ -26,6 +27,11 @@ struct ClientMessageEncoderTests {
         .leave,
         .end,
         .ping,
+        .profile,
+        .updateProfile(profile: Data(#"{"dailyGoalMinutes":40}"#.utf8)),
+        .history(limit: 5, before: 1_795_000_000_000),
+        .history(limit: nil, before: nil),
+        .historySession(sessionId: "8849dad05ac27c207dc9596a7485390e"),
     ]
 
     @Test("Every request round-trips through the hub's decoder, with and without an id")

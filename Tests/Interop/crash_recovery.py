@@ -387,8 +387,10 @@ class Run:
         await player.peer.next(lambda m: m.get("type") == "participants" and m.get("change") == {"userId": user, "kind": kind},
                                "participants{%s %s}" % (user, kind))
 
-    async def resume(self, player, check_replay):
-        """Resumes `player`'s seat on its current connection; returns (resumed, replayed broadcasts)."""
+    async def resume(self, player):
+        """Resumes `player`'s seat on its current connection with its last token and seq, checks the
+        replay (exactly the seqs after lastSeq, then its own `reconnected`); returns (resumed,
+        replayed broadcasts as (raw, parsed), lastSeq sent)."""
         last, old = player.last_seq(), player.resume_token
         peer = player.peer
         answer = await self.request(player, {"type": "resume", "resumeToken": old, "lastSeq": last})
@@ -406,14 +408,13 @@ class Run:
         following = [(raw, m) for i, raw, m in peer.broadcasts(at + 1) if i < idx]
         seqs = [m["seq"] for _, m in following]
         n = answer.get("replayed")
-        if check_replay:
-            expect(seqs == list(range(last + 1, last + 1 + len(seqs))),
-                   "%s: replay after lastSeq %d carried seqs %s" % (player.label, last, seqs))
-            expect(n == len(seqs), "%s: resumed.replayed %s but %d broadcasts (seqs %s) came before reconnected"
-                   % (player.label, n, len(seqs), seqs))
-            expect(peer.msgs[idx][1]["seq"] == last + n + 1, "%s: reconnected has seq %s, expected %d"
-                   % (player.label, peer.msgs[idx][1]["seq"], last + n + 1))
-            expect(all(m.get("sessionId") == self.sid for _, m in following), "%s: replay from another session" % player.label)
+        expect(seqs == list(range(last + 1, last + 1 + len(seqs))),
+               "%s: replay after lastSeq %d carried seqs %s" % (player.label, last, seqs))
+        expect(n == len(seqs), "%s: resumed.replayed %s but %d broadcasts (seqs %s) came before reconnected"
+               % (player.label, n, len(seqs), seqs))
+        expect(peer.msgs[idx][1]["seq"] == last + n + 1, "%s: reconnected has seq %s, expected %d"
+               % (player.label, peer.msgs[idx][1]["seq"], last + n + 1))
+        expect(all(m.get("sessionId") == self.sid for _, m in following), "%s: replay from another session" % player.label)
         return answer, following, last
 
     # --- consistency of what the players saw ---
@@ -515,7 +516,7 @@ class Run:
         await self.say(ana, texts[ana][2])
         welcome = await self.connect(chloe)
         expect(welcome.get("resumableSessionId") == self.sid, "chloe: resumableSessionId %r" % welcome.get("resumableSessionId"))
-        _, replayed, last = await self.resume(chloe, check_replay=True)
+        _, replayed, last = await self.resume(chloe)
         expect(any(m.get("type") == "line" and m["line"]["speakerId"] == ana.user for _, m in replayed),
                "chloe's replay lacks ana's line spoken while she was away")
         for q in (ana, ben):
@@ -599,7 +600,7 @@ class Run:
             welcome = await self.connect(p)
             expect(welcome.get("resumableSessionId") == self.sid,
                    "%s: welcome.resumableSessionId %r, expected %s" % (p.label, welcome.get("resumableSessionId"), self.sid))
-            answer, replayed, last = await self.resume(p, check_replay=True)
+            answer, replayed, last = await self.resume(p)
             if self.recovered_seq is None:
                 self.recovered_seq = last + answer["replayed"]
                 expect(self.recovered_seq >= self.top_before_kill,

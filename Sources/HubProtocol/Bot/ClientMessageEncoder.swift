@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 
 /// Builds the JSON text of client messages (section 6 of `docs/PROTOCOL.md`): the counterpart of
@@ -23,8 +24,16 @@ public enum ClientMessageEncoder {
             if let protocolVersion { w.field("protocolVersion", protocolVersion) }
         case .auth(let token):
             w.field("token", token)
-        case .scenarios, .leave, .end, .ping:
+        case .scenarios, .leave, .end, .ping, .profile:
             break
+        case .updateProfile(let profile):
+            w.key("profile")
+            w.raw(String(decoding: profile, as: UTF8.self))
+        case .history(let limit, let before):
+            if let limit { w.field("limit", limit) }
+            if let before { w.field("before", before) }
+        case .historySession(let sessionId):
+            w.field("sessionId", sessionId)
         case .startSolo(let scenarioId):
             w.field("scenarioId", scenarioId)
         case .host(let scenarioId, let maxPlayers):

@@ -142,7 +142,7 @@ public struct ClientMessageDecoder: Sendable {
             case "profile": request = .profile
             case "updateProfile":
                 _ = try require(envelope.profile, "profile")
-                request = .updateProfile(message: data)
+                request = .updateProfile(profile: try Self.object(named: "profile", in: data, ref: ref))
             case "history": request = .history(limit: envelope.limit, before: envelope.before)
             case "historySession": request = .historySession(sessionId: try require(envelope.sessionId, "sessionId"))
             default:
@@ -157,6 +157,15 @@ public struct ClientMessageDecoder: Sendable {
     /// Decodes UTF-8 text.
     public func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
         decode(Data(text.utf8))
+    }
+
+    /// The JSON text of the object field `name` of a message known to have it.
+    private static func object(named name: String, in data: Data, ref: String?) throws(ProtocolError) -> Data {
+        guard let message = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let field = message[name],
+              let json = try? JSONSerialization.data(withJSONObject: field) else {
+            throw ProtocolError(.invalidField, "field \(name) must be a JSON object", ref: ref)
+        }
+        return json
     }
 
     /// The `id` of a message whose other fields failed, so the error can still carry `ref`.

@@ -32,8 +32,8 @@ public enum ClientRequest: Sendable, Equatable {
     /// Reads one's own profile; answered with `profile`.
     case profile
     /// Changes fields of one's own profile (all but `isPremium`); answered with `profile`.
-    /// `message` is the whole JSON message: the server reads its `profile` object.
-    case updateProfile(message: Data)
+    /// `profile` is the JSON object of the changed fields, as sent; the server validates it.
+    case updateProfile(profile: Data)
     /// Lists one's own history, most recent first (premium); answered with `history`.
     case history(limit: Int?, before: Int64?)
     /// Reads one entry of one's own history with its transcript (premium); answered with `historySession`.

@@ -38,6 +38,9 @@ public struct JSONWriter: Sendable {
     /// `null`.
     public mutating func null() { separate(); output.append("null") }
 
+    /// Appends already-encoded JSON (an object or array produced by a JSON encoder) as a value.
+    public mutating func raw(_ json: String) { separate(); output.append(json) }
+
     /// `"name": string` (or `null`).
     public mutating func field(_ name: String, _ string: String?) {
         key(name)

@@ -32,11 +32,10 @@ struct AccountRequests: Sendable {
         switch request {
         case .profile:
             return try Self.encode(ProfileReply(ref: ref, profile: try await service.profile(userId: user.id, displayName: user.displayName)))
-        case .updateProfile(let message):
-            struct Message: Decodable { let profile: ProfileUpdate }
+        case .updateProfile(let fields):
             let update: ProfileUpdate
             do {
-                update = try JSONDecoder().decode(Message.self, from: message).profile
+                update = try JSONDecoder().decode(ProfileUpdate.self, from: fields)
             } catch let error as DecodingError {
                 throw APIError(.badRequest, "invalid_field", "updateProfile: \(HubAPI.describe(error))")
             }
