@@ -151,17 +151,25 @@ struct SQLiteHistoryTests {
         #expect(try await store.getSessions(userId: "bob", limit: 10, before: nil).total == 1)
     }
 
-    @Test("Saving the same session again replaces the entry instead of duplicating it")
+    @Test("Saving the same session again replaces the entry and counts its progress once")
     func resaveReplaces() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let store = try SQLiteStore(path: dir.file())
         try await store.makePremium("ana")
-        let session = Fixture.session("s1", endedAt: Day.mon16, users: [("ana", 10)])
+        let session = Fixture.session("s1", endedAt: Day.mon16, users: [("ana", 10), ("bo", 7)])
         _ = await store.save(session)
         _ = await store.save(session)
         let page = try await store.getSessions(userId: "ana", limit: 10, before: nil)
         #expect(page.total == 1)
         #expect(page.sessions.count == 1)
+        for (user, xp) in [("ana", 10), ("bo", 7)] {
+            let progress = try #require(try await store.progress(userId: user).first)
+            #expect(progress.totalXP == xp)
+            #expect(progress.totalSessions == 1)
+        }
+        // A different session still counts.
+        _ = await store.save(Fixture.session("s2", endedAt: Day.mon16 + 1000, users: [("ana", 5)]))
+        #expect(try await store.progress(userId: "ana").first?.totalXP == 15)
     }
 }

@@ -111,6 +111,10 @@ struct HistoryAPIIntegrationTests {
             #expect(locked.status == 403)
             let progress = try await HTTPTestClient.request("GET", port: port, "/api/progress", token: token)
             #expect((progress.json?["progress"] as? [[String: Any]])?.first?["totalSessions"] as? Int == 1)
+            // Deleting needs no premium (a lapsed subscriber can clean up); there is nothing here.
+            let cleared = try await HTTPTestClient.request("DELETE", port: port, "/api/history", token: token)
+            #expect(cleared.status == 200)
+            #expect(cleared.json?["deleted"] as? Int == 0)
             // Upgrading later shows an empty history: nothing was kept while free.
             try await setPremium(port, "fred", true)
             #expect(try await HTTPTestClient.request("GET", port: port, "/api/history", token: token).json?["total"] as? Int == 0)

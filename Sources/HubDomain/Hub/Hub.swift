@@ -70,8 +70,10 @@ public actor Hub {
     /// Each one comes back with its transcript, recasts, seats and `seq`; its players have the
     /// grace window to resume with the tokens they hold (see ``ResumeTokenIssuer``). A session
     /// whose goal was reached, or that nobody held a seat in any more, is ended at once (and so
-    /// saved). A session whose scenario is no longer in the catalogue stays in the journal,
-    /// reported in ``RecoveryReport/skipped``.
+    /// saved). A session whose scenario is no longer in the catalogue, or whose entries cannot
+    /// be read, stays in the journal, reported in ``RecoveryReport/skipped``; the others still
+    /// come back.
+    /// - Throws: only when the list of open sessions itself cannot be read.
     public func recover(from journal: any RecoverableJournal) async throws -> RecoveryReport {
         var report = RecoveryReport()
         let now = ports.clock.now()
@@ -81,7 +83,13 @@ public actor Hub {
                 report.skipped[header.sessionId] = "scenario \(header.scenarioId) is not in the catalogue"
                 continue
             }
-            let entries = try await journal.entries(sessionId: header.sessionId)
+            let entries: [JournalEntry]
+            do {
+                entries = try await journal.entries(sessionId: header.sessionId)
+            } catch {
+                report.skipped[header.sessionId] = "its journal cannot be read: \(error)"
+                continue
+            }
             if let code = header.joinCode, codes[code] != nil {
                 report.skipped[header.sessionId] = "join code \(code) is taken"
                 continue

@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -116,5 +116,16 @@ public enum SQLiteSchema {
             started_at INTEGER NOT NULL,
             body       BLOB NOT NULL
         );
+        """)
+
+    /// Version 3: which sessions each user's progress already counts, so writing a session
+    /// again (a retry after an unclear failure, a rebuilt session) never counts it twice.
+    public static let v3 = SQLiteMigration(version: 3, name: "progress ledger", sql: """
+        CREATE TABLE progress_sessions (
+            user_id    TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        ) WITHOUT ROWID;
+        INSERT OR IGNORE INTO progress_sessions (user_id, session_id) SELECT user_id, session_id FROM history;
         """)
 }

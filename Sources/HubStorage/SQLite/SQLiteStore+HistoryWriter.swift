@@ -96,8 +96,12 @@ extension SQLiteStore: HistoryWriter {
                 try Self.writeProfile(db, profile)
             }
             let language = profile.currentTargetLanguage ?? session.targetLanguage
-            try Self.addToProgress(db, userId: participant.userId, language: language, session: session,
-                                   participant: participant)
+            let firstTime = try db.run("INSERT OR IGNORE INTO progress_sessions (user_id, session_id) VALUES (?, ?)",
+                                       [.text(participant.userId), .text(session.sessionId)]) == 1
+            if firstTime {
+                try Self.addToProgress(db, userId: participant.userId, language: language, session: session,
+                                       participant: participant)
+            }
             guard profile.isPremium else {
                 results[participant.userId] = .error(.featureLocked)
                 continue

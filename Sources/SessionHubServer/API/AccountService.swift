@@ -40,23 +40,23 @@ struct AccountService: Sendable {
         return session
     }
 
-    /// Deletes one entry of the user's history.
+    /// Deletes one entry of the user's history. Allowed without premium: a lapsed subscriber
+    /// can still remove what they kept.
     func deleteHistorySession(userId: String, sessionId: String) async throws {
-        try await requirePremium(userId)
         guard try await stores.history.deleteSession(userId: userId, sessionId: sessionId) else {
             throw APIError.notFound("no session \(sessionId.prefix(64)) in your history")
         }
     }
 
-    /// Deletes the user's whole history; returns how many entries went.
+    /// Deletes the user's whole history; returns how many entries went. Allowed without premium.
     func clearHistory(userId: String) async throws -> Int {
-        try await requirePremium(userId)
         return try await stores.history.clear(userId: userId)
     }
 
-    /// Progress per language.
+    /// Progress per language as of now: `weeklyXP` of the current ISO week, a streak that
+    /// lapsed since the last session shows 0 (UTC).
     func progress(userId: String) async throws -> [LanguageProgress] {
-        try await stores.progress.progress(userId: userId)
+        try await stores.progress.progress(userId: userId, now: clock.now())
     }
 
     private func requirePremium(_ userId: String) async throws {
