@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
         .library(name: "HubDomain", targets: ["HubDomain"]),
+        .library(name: "HubProtocol", targets: ["HubProtocol"]),
         .library(name: "HubStorage", targets: ["HubStorage"]),
     ],
     dependencies: [

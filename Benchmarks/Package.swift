@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
-// Micro-benchmarks of the WebSocket codec (module `WebSocket` of the SessionHub package).
+// Benchmarks of the SessionHub package: the WebSocket codec (target `Codec`, module `WebSocket`) and
+// SQLite storage (target `Storage`, modules `HubStorage` and `HubDomain`).
 // A separate package so the project itself never depends on ordo-one/benchmark.
-// Run: cd Benchmarks && swift package --disable-sandbox benchmark   (see README.md)
+// Run: cd Benchmarks && swift package --disable-sandbox benchmark [--target Codec|Storage]   (see README.md)
 import PackageDescription
 
 let package = Package(
@@ -22,6 +23,18 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Benchmarks/Codec",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
+            name: "Storage",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HubStorage", package: "SessionHub"),
+                .product(name: "HubDomain", package: "SessionHub"),
+            ],
+            path: "Benchmarks/Storage",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
