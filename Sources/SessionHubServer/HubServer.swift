@@ -58,7 +58,7 @@ public final class HubServer: Sendable {
         deflate.isEnabled = configuration.compression
         let encoder = FrameEventEncoder(compressor: configuration.compression ? BroadcastCompressor(settings: deflate) : nil)
         let channels = UserChannels()
-        let notifying = NotifyingHistoryWriter(inner: history, channels: channels)
+        let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history)
         let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: notifying, learners: learners,
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)

@@ -156,7 +156,7 @@ struct HistoryAPIIntegrationTests {
             let profile = try #require(await tablet.expect("profile"))
             #expect(profile.string("ref") == "p")
             #expect(profile.object("profile")?.string("id") == "wes")
-            tablet.send(["type": "updateProfile", "id": "u", "profile": ["dailyGoalMinutes": 40, "currentTargetLanguage": "es"] as [String: any Sendable]])
+            tablet.send(["type": "updateProfile", "id": "u", "profile": ["dailyGoalMinutes": 40, "currentTargetLanguage": "it"] as [String: any Sendable]])
             #expect(try #require(await tablet.expect("profile")).object("profile")?.int("dailyGoalMinutes") == 40)
             tablet.send(["type": "updateProfile", "id": "x", "profile": ["isPremium": true]])
             let refused = try #require(await tablet.expect("error"))
@@ -167,6 +167,8 @@ struct HistoryAPIIntegrationTests {
             let pushed = try #require(await tablet.expect("historyUpdated"))
             #expect(pushed.object("session")?.string("sessionId") == sessionId)
             #expect(pushed.object("session")?.int("lineCount") == 1)
+            // What was stored: the entry's language is the player's current one, not the scenario's.
+            #expect(pushed.object("session")?.string("targetLanguage") == "it")
 
             tablet.send(["type": "history", "id": "h", "limit": 5])
             let page = try #require(await tablet.expect("history"))

@@ -34,3 +34,12 @@ public struct HistorySession: Codable, Sendable, Equatable {
         self.collaboration = collaboration
     }
 }
+
+extension HistorySession {
+    /// The entry as listings show it.
+    public var summary: HistorySummary {
+        HistorySummary(sessionId: sessionId, scenarioTitle: scenarioTitle, timestamp: timestamp,
+                       targetLanguage: targetLanguage, durationSeconds: durationSeconds,
+                       lineCount: dialogLines.count, xpEarned: stats.xpEarned)
+    }
+}

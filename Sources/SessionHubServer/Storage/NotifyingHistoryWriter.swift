@@ -7,14 +7,20 @@ import HubStorage
 struct NotifyingHistoryWriter: HistoryWriter {
     let inner: any HistoryWriter
     let channels: UserChannels
+    /// Where the saved entries can be read back, so the push shows exactly what was stored
+    /// (the entry's language is the user's, which the ended session does not know).
+    let history: (any HistoryRepository)?
 
     func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
         let results = await inner.save(session)
         for participant in session.participants where results[participant.userId] == .success {
-            let summary = HistorySummary(sessionId: session.sessionId, scenarioTitle: session.scenarioTitle,
+            var summary = HistorySummary(sessionId: session.sessionId, scenarioTitle: session.scenarioTitle,
                                          timestamp: session.endedAt, targetLanguage: session.targetLanguage,
                                          durationSeconds: session.durationSeconds, lineCount: session.lines.count,
                                          xpEarned: participant.figures.stats.xpEarned)
+            if let stored = try? await history?.getSession(userId: participant.userId, sessionId: session.sessionId) {
+                summary = stored.summary
+            }
             if let text = AccountRequests.historyUpdated(summary) { channels.send(text, to: participant.userId) }
         }
         return results
