@@ -21,6 +21,8 @@ public final class HubServer: Sendable {
     private let logger: Logger
     private let ticker = Mutex<RepeatedTask?>(nil)
     private let persistence: HubPersistence
+    private let operators: OperatorConsole
+    private let metricsSource: MetricsSource
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -58,18 +60,25 @@ public final class HubServer: Sendable {
         deflate.isEnabled = configuration.compression
         let encoder = FrameEventEncoder(compressor: configuration.compression ? BroadcastCompressor(settings: deflate) : nil)
         let channels = UserChannels()
-        let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history)
+        let metrics = HubMetrics()
+        let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history, metrics: metrics)
         let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: notifying, learners: learners,
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
+        let operators = OperatorConsole(hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: clock,
+                                        storage: StorageProbe(persistence), logger: logger)
+        self.operators = operators
+        let metricsSource = MetricsSource(metrics: metrics, hub: hub, channels: channels)
+        self.metricsSource = metricsSource
         let runtime = HubRuntime(
             hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: hubPorts.clock,
             limits: configuration.connectionLimits,
             decoder: ClientMessageDecoder(maxMessageBytes: configuration.connectionLimits.maxMessageBytes),
             logger: logger,
             account: AccountRequests(service: stores.map { AccountService(stores: $0, clock: clock) }),
-            channels: channels)
+            channels: channels,
+            metrics: metrics)
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,
@@ -79,9 +88,11 @@ public final class HubServer: Sendable {
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime),
             responder: HubHTTPResponder(api: stores.map {
                 HubAPI(tokens: TokenAuthority(secret: configuration.secret), clock: clock, stores: $0)
-            }),
+            }, metrics: metricsSource, operators: operators),
             group: group,
             logger: logger)
+        operators.attach { [server = self.server] in server.connectionCount }
+        metricsSource.attach(server)
     }
 
     /// Rebuilds the sessions a crash left open in the journal (when it can be read back), runs
@@ -127,9 +138,15 @@ public final class HubServer: Sendable {
     /// Open WebSocket connections.
     public var connectionCount: Int { server.connectionCount }
 
+    /// Every metric in Prometheus text format (what `/metrics` serves).
+    public func metricsText() async -> String {
+        await metricsSource.render()
+    }
+
     /// Ends every live session (saving history), closes every connection with 1001, stops
     /// listening and releases the event loops.
     public func shutdown(deadline: TimeAmount = .seconds(5)) async {
+        operators.beginDraining()
         ticker.withLock { $0?.cancel(); $0 = nil }
         await hub.endAll(cause: .serverShutdown)
         await server.shutdown(deadline: deadline)

@@ -59,22 +59,34 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Log format: text (one human-readable line per event) or json (one JSON object per line).")
+    var logFormat: LogFormat = .text
+
+    @Option(help: "Seconds to wait on shutdown for connections to finish their close handshake, after every session was ended and saved.")
+    var drainTimeout: Int = 5
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
         guard pingInterval > 0 else { throw ValidationError("--ping-interval must be positive") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
+        guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
     }
 
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+        switch logFormat {
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = RedactingLogHandler(StreamLogHandler.standardError(label: label))
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level) }
         }
         let logger = Logger(label: "sessionhub")
         let secret = try HubSecret.load(file: secretFile)
@@ -102,9 +114,16 @@ struct ServeCommand: AsyncParsableCommand {
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         }
-        logger.info("sessionhub ready", metadata: ["port": "\(bound)", "echo": "\(enableEcho)", "rooms": "\(enableRooms)"])
+        logger.info("sessionhub ready", metadata: ["port": "\(bound)", "echo": "\(enableEcho)", "rooms": "\(enableRooms)",
+                                                   "version": "\(BuildInfo.version)"])
         let signal = await ShutdownSignal.wait()
         logger.info("shutting down", metadata: ["signal": "\(signal)"])
-        await hub.shutdown()
+        await hub.shutdown(deadline: .seconds(Int64(drainTimeout)))
+        logger.info("stopped")
     }
+}
+
+/// `--log-format`.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
 }

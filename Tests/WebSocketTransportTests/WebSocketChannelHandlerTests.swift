@@ -7,12 +7,13 @@ import WebSocket
 
 @Suite struct WebSocketChannelHandlerTests {
     func makeChannel(_ endpoint: RecordingEndpoint, configuration: WebSocketConfiguration = .default,
-                     backpressure: WebSocketBackpressure = .default) throws -> EmbeddedChannel {
+                     backpressure: WebSocketBackpressure = .default,
+                     statistics: WebSocketStatistics? = nil) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
         let handler = WebSocketChannelHandler(
             connection: WebSocketConnection(role: .server, configuration: configuration),
-            endpoint: endpoint, id: 1, backpressure: backpressure, logger: Logger(label: "test"))
+            endpoint: endpoint, id: 1, backpressure: backpressure, statistics: statistics, logger: Logger(label: "test"))
         try channel.pipeline.syncOperations.addHandler(handler)
         return channel
     }
@@ -108,13 +109,18 @@ import WebSocket
 
     @Test func slowConsumerIsDisconnectedWith1008() throws {
         let endpoint = RecordingEndpoint()
-        let channel = try makeChannel(endpoint, backpressure: WebSocketBackpressure(lowWatermark: 10, highWatermark: 20, maxQueuedBytes: 100))
+        let statistics = WebSocketStatistics()
+        let channel = try makeChannel(endpoint, backpressure: WebSocketBackpressure(lowWatermark: 10, highWatermark: 20, maxQueuedBytes: 100),
+                                      statistics: statistics)
         channel.isWritable = false
         channel.pipeline.fireChannelWritabilityChanged()
         for _ in 0..<20 { endpoint.socket?.send(.text("0123456789")) }
         channel.embeddedEventLoop.run()
         #expect(!channel.isActive)
         #expect(endpoint.closes.first?.0 == .policyViolation)
+        // Counted once; what the endpoint still sends after the cut is counted as dropped.
+        #expect(statistics.slowConsumerDisconnects == 1)
+        #expect(statistics.droppedFrames > 0)
     }
 
     @Test func idlePeerGetsPingedThenDropped() throws {

@@ -1,11 +1,34 @@
 import NIOCore
 import WebSocketTransport
 
-/// The hub's plain HTTP routes: health, and the JSON API when a store is configured.
+/// The hub's plain HTTP routes: health and readiness, Prometheus metrics, the operator API (`/admin/api/`), and
+/// the JSON API when a store is configured.
 struct HubHTTPResponder: HTTPResponder {
     let api: HubAPI?
+    /// What `GET /metrics` renders (Prometheus text format); nil answers 404 there.
+    var metrics: MetricsSource? = nil
+    /// The operator routes (`/admin/api/*`, `/readyz`); nil answers 404 there.
+    var operators: OperatorConsole? = nil
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let operators {
+            if request.path.hasPrefix("/admin/api/") || request.path == "/admin/api" {
+                return await AdminAPI(console: operators).respond(to: request)
+            }
+            if request.path == "/readyz" {
+                switch request.head.method {
+                case .GET, .HEAD: return await Readiness(console: operators).respond(to: request)
+                default: return .text(.methodNotAllowed, "method not allowed\n")
+                }
+            }
+        }
+        if let metrics, request.path == "/metrics" {
+            guard request.head.method == .GET || request.head.method == .HEAD else {
+                return .text(.methodNotAllowed, "method not allowed\n")
+            }
+            return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                                body: ByteBuffer(string: await metrics.render()))
+        }
         if let api, request.path.hasPrefix("/api/") || request.path.hasPrefix("/admin/") {
             return await api.respond(to: request)
         }

@@ -1,3 +1,4 @@
+import Dispatch
 import HubDomain
 import HubProtocol
 import WebSocketTransport
@@ -8,6 +9,20 @@ struct FrameEventEncoder: SessionEventEncoder {
     let compressor: BroadcastCompressor?
 
     func encode(_ envelope: SessionEnvelope) -> any EncodedEvent {
-        PreparedBroadcast(frame: PreparedFrame(text: ServerMessageEncoder.broadcast(envelope), compressor: compressor))
+        PreparedBroadcast(frame: PreparedFrame(text: ServerMessageEncoder.broadcast(envelope), compressor: compressor),
+                          type: Self.type(of: envelope.event), acceptedAt: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// The wire `type` of a broadcast.
+    static func type(of event: SessionEvent) -> String {
+        switch event {
+        case .participants: "participants"
+        case .line: "line"
+        case .recast: "recast"
+        case .recastAccepted: "recastAccepted"
+        case .hostChanged: "hostChanged"
+        case .stats: "stats"
+        case .ended: "ended"
+        }
     }
 }

@@ -73,10 +73,12 @@ final class HubConnectionWorker: Sendable {
         let message: ClientMessage
         switch runtime.decoder.decode(text) {
         case .failure(let error):
+            runtime.metrics.received("invalid")
             if state.user == nil { return close(.policyViolation, "auth_required: send auth first", &state) }
             return fail(error.code.rawValue, error.message, ref: error.ref, &state)
         case .success(let decoded):
             message = decoded
+            runtime.metrics.received(decoded.request.type)
         }
         guard let user = state.user else {
             guard case .auth(let token) = message.request else {
@@ -184,7 +186,7 @@ final class HubConnectionWorker: Sendable {
 
     private func nextLink(_ state: inout State) -> SocketParticipantLink {
         state.generation += 1
-        return SocketParticipantLink(socket: socket, inputs: inputs, generation: state.generation)
+        return SocketParticipantLink(socket: socket, inputs: inputs, generation: state.generation, metrics: runtime.metrics)
     }
 
     private func requireLobby(_ state: State) throws(HubError) {
@@ -208,11 +210,13 @@ final class HubConnectionWorker: Sendable {
 
     private func send(_ text: String) {
         socket.send(text: text)
+        runtime.metrics.replied()
     }
 
     /// Replies `error`; a connection that keeps erring is closed with 1008.
     private func fail(_ code: String, _ message: String, ref: String?, _ state: inout State) {
         send(ServerMessageEncoder.error(code: code, message: message, ref: ref))
+        runtime.metrics.failed(code)
         if !state.errors.take(now: runtime.clock.now()) {
             close(.policyViolation, "too many invalid requests", &state)
         }

@@ -14,6 +14,8 @@ struct HubRuntime: Sendable {
     let account: AccountRequests
     /// Every authenticated connection by user, for pushes such as `historyUpdated`.
     let channels: UserChannels
+    /// Counters for `/metrics`.
+    let metrics: HubMetrics
 
     /// The limits a client is told in `welcome`.
     var advertisedLimits: [(String, Int)] {

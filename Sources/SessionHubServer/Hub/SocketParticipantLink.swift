@@ -1,3 +1,4 @@
+import Dispatch
 import HubDomain
 import HubProtocol
 import WebSocketTransport
@@ -10,20 +11,25 @@ final class SocketParticipantLink: ParticipantLink {
     private let inputs: AsyncStream<ConnectionInput>.Continuation
     /// Which of the connection's session memberships this link serves (one link per join).
     let generation: Int
+    private let metrics: HubMetrics
 
-    init(socket: WebSocketSocket, inputs: AsyncStream<ConnectionInput>.Continuation, generation: Int) {
+    init(socket: WebSocketSocket, inputs: AsyncStream<ConnectionInput>.Continuation, generation: Int, metrics: HubMetrics) {
         self.linkId = socket.id
         self.socket = socket
         self.inputs = inputs
         self.generation = generation
+        self.metrics = metrics
     }
 
     func deliver(_ event: any EncodedEvent) {
-        if let broadcast = event as? PreparedBroadcast { socket.send(broadcast.frame) }
+        guard let broadcast = event as? PreparedBroadcast else { return }
+        socket.send(broadcast.frame)
+        metrics.delivered(broadcast.type, after: DispatchTime.now().uptimeNanoseconds &- broadcast.acceptedAt)
     }
 
     func reply(_ reply: SessionReply) {
         socket.send(text: ServerMessageEncoder.reply(reply))
+        metrics.replied()
     }
 
     func detach(_ reason: DetachReason) {

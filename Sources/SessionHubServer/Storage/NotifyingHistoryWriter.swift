@@ -10,9 +10,18 @@ struct NotifyingHistoryWriter: HistoryWriter {
     /// Where the saved entries can be read back, so the push shows exactly what was stored
     /// (the entry's language is the user's, which the ended session does not know).
     let history: (any HistoryRepository)?
+    /// Counts each participant's result.
+    let metrics: HubMetrics
 
     func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
         let results = await inner.save(session)
+        for result in results.values {
+            switch result {
+            case .success: metrics.historyWrite("success")
+            case .error(.featureLocked): metrics.historyWrite("feature_locked")
+            case .error: metrics.historyWrite("failed")
+            }
+        }
         for participant in session.participants where results[participant.userId] == .success {
             var summary = HistorySummary(sessionId: session.sessionId, scenarioTitle: session.scenarioTitle,
                                          timestamp: session.endedAt, targetLanguage: session.targetLanguage,

@@ -18,6 +18,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private let subprotocol: String?
     private let id: UInt64
     private let logger: Logger
+    private let statistics: WebSocketStatistics?
 
     private var context: ChannelHandlerContext?
     private var socket: WebSocketSocket?
@@ -41,6 +42,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         subprotocol: String? = nil,
         timeouts: WebSocketTimeouts = .default,
         backpressure: WebSocketBackpressure = .default,
+        statistics: WebSocketStatistics? = nil,
         logger: Logger
     ) {
         self.connection = connection
@@ -50,6 +52,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.subprotocol = subprotocol
         self.timeouts = timeouts
         self.backpressure = backpressure
+        self.statistics = statistics
         // No per-connection metadata on the logger: that would allocate for every connection.
         // The connection id goes into each (rare) log call instead.
         self.logger = logger
@@ -64,7 +67,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.context = context
         let socket = WebSocketSocket(
             id: id, eventLoop: context.eventLoop, request: request, subprotocol: subprotocol,
-            compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self)
+            compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self,
+            statistics: statistics)
         self.socket = socket
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
@@ -197,11 +201,14 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         case .text(let payload): frame = connection.send(.text, payload: payload)
         case .binary(let payload): frame = connection.send(.binary, payload: payload)
         }
-        if let frame { writeFrame(frame) }
+        if let frame { writeFrame(frame) } else { statistics?.noteDroppedFrame() }
     }
 
     func sendPrepared(_ frame: PreparedFrame) {
-        guard connection.closeState == .open else { return }
+        guard connection.closeState == .open else {
+            statistics?.noteDroppedFrame()
+            return
+        }
         if let compressed = frame.compressedBytes, let parameters = connection.compression, parameters.serverMaxWindowBits == 15 {
             writeFrame(compressed)
         } else {
@@ -237,6 +244,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     private func disconnectSlowConsumer(context: ChannelHandlerContext) {
+        statistics?.noteSlowConsumer()
         logger.info("slow consumer disconnected", metadata: ["conn": "\(id)", "queued": "\(queuedWhileUnwritable)"])
         if let frame = connection.close(code: .policyViolation, reason: "slow consumer") {
             context.write(wrapOutboundOut(frame), promise: nil)

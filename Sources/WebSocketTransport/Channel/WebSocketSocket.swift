@@ -19,6 +19,7 @@ public final class WebSocketSocket: Sendable {
     public let remoteAddress: SocketAddress?
 
     private let handler: NIOLoopBoundBox<WebSocketChannelHandler?>
+    private let statistics: WebSocketStatistics?
 
     init(
         id: UInt64,
@@ -27,7 +28,8 @@ public final class WebSocketSocket: Sendable {
         subprotocol: String?,
         compression: PerMessageDeflateParameters?,
         remoteAddress: SocketAddress?,
-        handler: WebSocketChannelHandler
+        handler: WebSocketChannelHandler,
+        statistics: WebSocketStatistics? = nil
     ) {
         self.id = id
         self.eventLoop = eventLoop
@@ -36,6 +38,7 @@ public final class WebSocketSocket: Sendable {
         self.compression = compression
         self.remoteAddress = remoteAddress
         self.handler = NIOLoopBoundBox(handler, eventLoop: eventLoop)
+        self.statistics = statistics
     }
 
     /// Forgets the handler once the connection is gone (breaks the reference cycle).
@@ -43,13 +46,16 @@ public final class WebSocketSocket: Sendable {
         handler.value = nil
     }
 
-    private func onLoop(_ body: @escaping @Sendable (WebSocketChannelHandler) -> Void) {
+    /// Runs `body` on the handler, on its loop. When the connection is already gone, an outbound
+    /// message (`isMessage`) is counted as dropped.
+    private func onLoop(isMessage: Bool = true, _ body: @escaping @Sendable (WebSocketChannelHandler) -> Void) {
+        let statistics = isMessage ? self.statistics : nil
         if eventLoop.inEventLoop {
-            if let handler = handler.value { body(handler) }
+            if let handler = handler.value { body(handler) } else { statistics?.noteDroppedFrame() }
         } else {
             let box = handler
             eventLoop.execute {
-                if let handler = box.value { body(handler) }
+                if let handler = box.value { body(handler) } else { statistics?.noteDroppedFrame() }
             }
         }
     }
@@ -71,6 +77,6 @@ public final class WebSocketSocket: Sendable {
 
     /// Starts the close handshake; TCP closes when the peer answers or after the close timeout.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
-        onLoop { $0.close(code: code, reason: reason) }
+        onLoop(isMessage: false) { $0.close(code: code, reason: reason) }
     }
 }

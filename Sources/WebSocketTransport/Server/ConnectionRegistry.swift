@@ -4,6 +4,8 @@ import NIOCore
 /// The server's open WebSocket connections, for counting and for closing them all on shutdown.
 final class ConnectionRegistry: Sendable {
     private let state = NIOLockedValueBox(State())
+    /// Totals across every connection the server accepted.
+    let statistics = WebSocketStatistics()
 
     private struct State {
         var next: UInt64 = 0

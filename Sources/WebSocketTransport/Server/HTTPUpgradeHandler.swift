@@ -165,7 +165,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             let handler = WebSocketChannelHandler(
                 connection: connection, endpoint: endpoint, id: id, request: request,
                 subprotocol: accepted.subprotocol, timeouts: options.timeouts, backpressure: options.backpressure,
-                logger: logger)
+                statistics: registry.statistics, logger: logger)
             let pipeline = context.pipeline.syncOperations
             let channel = context.channel
             do {

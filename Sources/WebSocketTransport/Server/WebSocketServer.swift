@@ -91,6 +91,9 @@ public final class WebSocketServer: Sendable {
     /// Open WebSocket connections.
     public var connectionCount: Int { registry.count }
 
+    /// Slow-consumer disconnects and dropped frames across all connections.
+    public var statistics: WebSocketStatistics { registry.statistics }
+
     /// Stops accepting connections; existing ones stay open.
     public func stopAccepting() async {
         let channel = listener.withLockedValue { current -> (any Channel)? in

@@ -1,0 +1,216 @@
+import Foundation
+import HubDomain
+import HubProtocol
+import NIOCore
+import NIOHTTP1
+import WebSocketTransport
+
+/// The operator API under `/admin/api/`: JSON, an admin bearer token on every request.
+///
+/// | route | answer |
+/// |---|---|
+/// | `GET /admin/api/server` | connections, live sessions, uptime, version, build, storage, draining |
+/// | `GET /admin/api/sessions` | every live session (no transcript) |
+/// | `GET /admin/api/sessions/{id}` | one session with its transcript and recasts |
+/// | `POST /admin/api/sessions/{id}/end` | ends it (`operatorEnded`), answers the end summary |
+/// | `DELETE /admin/api/sessions/{id}/participants/{userId}` | removes a participant (`left{removed}`) |
+///
+/// Errors use the API's shape (`{"error":true,"code","message","details":null}`): 401 without
+/// a valid token, 403 `forbidden` with a token that is not an operator's, 404 `not_found`,
+/// 405 `method_not_allowed`, 409 `session_ended` when the session is already ending.
+/// Tokens are verified like every other (HS256, constant-time signature compare) and never
+/// logged; each action is logged with the operator's user id.
+struct AdminAPI: Sendable {
+    let console: OperatorConsole
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        do {
+            let claims = try authenticate(request)
+            return try await route(request, operator: claims)
+        } catch {
+            return error.response
+        }
+    }
+
+    private func authenticate(_ request: HTTPRequest) throws(APIError) -> TokenClaims {
+        guard let token = request.bearerToken else {
+            throw APIError(.unauthorized, AuthError.missing.code, AuthError.missing.description)
+        }
+        let claims: TokenClaims
+        do {
+            claims = try console.tokens.verify(token, now: Int(console.clock.now() / 1000))
+        } catch {
+            throw APIError(.unauthorized, error.code, error.description)
+        }
+        guard claims.isAdmin else { throw APIError(.forbidden, "forbidden", "an admin token is required") }
+        return claims
+    }
+
+    private func route(_ request: HTTPRequest, operator claims: TokenClaims) async throws(APIError) -> HTTPResponse {
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { String($0).removingPercentEncoding ?? String($0) }
+        guard parts.count >= 3, parts[0] == "admin", parts[1] == "api" else { throw APIError.notFound() }
+        let rest = Array(parts.dropFirst(2))
+        let method = request.head.method
+        func allow(_ allowed: HTTPMethod...) throws(APIError) {
+            guard allowed.contains(method) else {
+                throw APIError(.methodNotAllowed, "method_not_allowed", "\(method) is not allowed on \(request.path.prefix(100))")
+            }
+        }
+        let now = console.clock.now()
+        switch rest.count {
+        case 1 where rest[0] == "server":
+            try allow(.GET)
+            return json(.ok, await serverView(now: now))
+        case 1 where rest[0] == "sessions":
+            try allow(.GET)
+            let sessions = await console.hub.inspectSessions(now: now)
+            return json(.ok, ["count": sessions.count, "serverTime": now,
+                              "sessions": sessions.map { Self.sessionView($0, now: now) }])
+        case 2 where rest[0] == "sessions":
+            try allow(.GET)
+            guard let session = await console.hub.inspectSession(id: rest[1], now: now) else {
+                throw Self.apiError(OperatorError.unknownSession(rest[1]))
+            }
+            return json(.ok, Self.sessionView(session, now: now))
+        case 3 where rest[0] == "sessions" && rest[2] == "end":
+            try allow(.POST)
+            let summary: SessionEndSummary
+            do {
+                summary = try await console.hub.endSession(id: rest[1])
+            } catch {
+                throw Self.apiError(error)
+            }
+            console.logger.notice("operator ended a session", metadata: [
+                "operator": "\(claims.sub)", "session": "\(rest[1])", "participants": "\(summary.participants.count)",
+            ])
+            return json(.ok, Self.endView(sessionId: rest[1], summary))
+        case 4 where rest[0] == "sessions" && rest[2] == "participants":
+            try allow(.DELETE)
+            let removal: OperatorRemoval
+            do {
+                removal = try await console.hub.removeParticipant(userId: rest[3], fromSession: rest[1])
+            } catch {
+                throw Self.apiError(error)
+            }
+            console.logger.notice("operator removed a participant", metadata: [
+                "operator": "\(claims.sub)", "session": "\(rest[1])", "user": "\(rest[3].prefix(128))",
+                "sessionEnded": "\(removal.sessionEnded)",
+            ])
+            return json(.ok, ["sessionId": rest[1], "removed": removal.userId, "hostId": removal.hostId as Any,
+                              "sessionEnded": removal.sessionEnded])
+        default:
+            throw APIError.notFound()
+        }
+    }
+
+    // MARK: Views
+
+    private func serverView(now: Int64) async -> [String: Any] {
+        let counts = await console.hub.operatorCounts()
+        let storage = await console.storage.probe()
+        var build: [String: Any] = ["configuration": BuildInfo.configuration, "swift": BuildInfo.compiler,
+                                    "platform": BuildInfo.platform]
+        build["stamp"] = BuildInfo.stamp ?? NSNull()
+        return [
+            "version": BuildInfo.version,
+            "build": build,
+            "protocolVersion": ProtocolVersion.current,
+            "serverTime": now,
+            "startedAt": console.startedAt,
+            "uptimeSeconds": console.uptimeSeconds,
+            "draining": console.isDraining,
+            "connections": console.connectionCount,
+            "liveSessions": counts.sessions,
+            "sharedSessions": counts.sharedSessions,
+            "seats": counts.seats,
+            "connectedSeats": counts.connectedSeats,
+            "storage": Self.storageView(storage),
+        ]
+    }
+
+    static func storageView(_ health: StorageProbe.Health) -> [String: Any] {
+        ["kind": health.kind, "reachable": health.reachable,
+         "sealedSessions": health.sealedSessions ?? NSNull(), "error": health.error ?? NSNull()]
+    }
+
+    static func sessionView(_ session: SessionInspection, now: Int64) -> [String: Any] {
+        func participant(_ p: SessionInspection.Participant) -> [String: Any] {
+            var view: [String: Any] = [
+                "userId": p.userId, "displayName": p.displayName, "role": p.roleName, "mode": p.mode.rawValue,
+                "isHost": p.isHost, "status": p.status.rawValue, "connected": p.status == .connected,
+                "inGrace": p.status == .grace, "joinedAt": p.joinedAt, "linesSpoken": p.linesSpoken,
+                "recastsGiven": p.recastsGiven, "recastsReceived": p.recastsReceived, "recastsAccepted": p.recastsAccepted,
+            ]
+            view["graceDeadline"] = p.graceDeadline ?? NSNull()
+            view["graceSecondsLeft"] = p.graceDeadline.map { max(0, $0 - now + 999) / 1000 } ?? NSNull()
+            return view
+        }
+        let host = session.present.first { $0.isHost }
+        var view: [String: Any] = [
+            "sessionId": session.sessionId,
+            "mode": session.shared ? "shared" : "solo",
+            "scenario": ["id": session.scenarioId, "title": session.scenarioTitle, "targetLanguage": session.targetLanguage],
+            "phase": session.phase.rawValue,
+            "maxPlayers": session.maxPlayers,
+            "participants": session.present.map(participant),
+            "departed": session.participants.filter { $0.status == .departed }.map(participant),
+            "lineCount": session.lineCount,
+            "recastCount": session.recastCount,
+            "acceptedRecastCount": session.acceptedRecastCount,
+            "goalReached": session.goalReached,
+            "seq": session.seq,
+            "startedAt": session.startedAt,
+            "ageSeconds": session.ageSeconds,
+            "lastActivityAt": session.lastActivityAt,
+            "idleSeconds": max(0, now - session.lastActivityAt) / 1000,
+            "messagesPerSecond": session.messagesPerSecond,
+            "rateWindowSeconds": Double(session.rateWindowMillis) / 1000,
+            "failedJournalAppends": session.failedJournalAppends,
+        ]
+        view["joinCode"] = session.joinCode ?? NSNull()
+        view["host"] = host.map { ["userId": $0.userId, "displayName": $0.displayName] as [String: Any] } ?? NSNull()
+        if let lines = session.lines { view["lines"] = jsonValue(lines) }
+        if let recasts = session.recasts { view["recasts"] = jsonValue(recasts) }
+        return view
+    }
+
+    static func endView(sessionId: String, _ summary: SessionEndSummary) -> [String: Any] {
+        [
+            "sessionId": sessionId,
+            "cause": summary.cause.rawValue,
+            "endedAt": summary.endedAt,
+            "durationSeconds": summary.durationSeconds,
+            "goalReached": summary.goalReached,
+            "participants": summary.participants.map { figures -> [String: Any] in
+                let history: String
+                switch summary.history[figures.userId] {
+                case .success: history = "success"
+                case .error(let reason): history = reason.rawValue
+                case nil: history = "none"
+                }
+                return ["userId": figures.userId, "linesSpoken": figures.stats.linesSpoken,
+                        "xpEarned": figures.stats.xpEarned, "history": history]
+            },
+        ]
+    }
+
+    /// A Codable value as JSONSerialization objects.
+    private static func jsonValue(_ value: some Encodable) -> Any {
+        guard let data = try? JSONEncoder().encode(value),
+              let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { return NSNull() }
+        return object
+    }
+
+    static func apiError(_ error: OperatorError) -> APIError {
+        switch error {
+        case .unknownSession, .unknownParticipant: return APIError(.notFound, error.code, error.description)
+        case .sessionEnding: return APIError(.conflict, error.code, error.description)
+        }
+    }
+
+    private func json(_ status: HTTPResponseStatus, _ object: [String: Any]) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return .json(status, ByteBuffer(bytes: data))
+    }
+}

@@ -1,0 +1,47 @@
+import HubDomain
+import Logging
+import Synchronization
+
+/// What the operator routes (`/admin/api/*`, `/readyz`) share with the running server: the
+/// hub, token verification, the clock, the storage probe, when the server started, whether it
+/// is draining, and how many WebSocket connections are open.
+final class OperatorConsole: Sendable {
+    let hub: Hub
+    let tokens: TokenAuthority
+    let clock: any HubClock
+    let storage: StorageProbe
+    let logger: Logger
+    /// Epoch ms when the server was created.
+    let startedAt: Int64
+    private let draining = Atomic<Bool>(false)
+    private let connections = Mutex<(@Sendable () -> Int)?>(nil)
+
+    init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, storage: StorageProbe, logger: Logger) {
+        self.hub = hub
+        self.tokens = tokens
+        self.clock = clock
+        self.storage = storage
+        self.logger = logger
+        self.startedAt = clock.now()
+    }
+
+    /// Connects the count of open WebSocket connections (the server exists after the console).
+    func attach(connectionCount: @escaping @Sendable () -> Int) {
+        connections.withLock { $0 = connectionCount }
+    }
+
+    /// Open WebSocket connections.
+    var connectionCount: Int { connections.withLock { $0 }?() ?? 0 }
+
+    /// Marks the server as draining: `/readyz` answers 503 from now on. Called first thing on
+    /// shutdown, before the sessions are ended, so a load balancer stops sending players here.
+    func beginDraining() {
+        draining.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Whether the server is shutting down.
+    var isDraining: Bool { draining.load(ordering: .sequentiallyConsistent) }
+
+    /// Whole seconds since the server was created.
+    var uptimeSeconds: Int64 { max(0, clock.now() - startedAt) / 1000 }
+}

@@ -1,0 +1,122 @@
+import CoreMetrics
+import Dispatch
+import Metrics
+import Prometheus
+import Synchronization
+import WebSocketTransport
+
+/// The hub's metrics: swift-metrics instruments on a Prometheus registry of the server's own
+/// (no process-wide bootstrap, so every ``HubServer`` — and every test — counts alone).
+/// ``render(connections:sessions:users:statistics:)`` writes them in Prometheus text format for `/metrics`.
+///
+/// | name | type | labels |
+/// |---|---|---|
+/// | `sessionhub_connections` | gauge | — |
+/// | `sessionhub_users_connected` | gauge | — |
+/// | `sessionhub_sessions` | gauge | `mode` = `solo`, `shared` |
+/// | `sessionhub_messages_in_total` | counter | `type` = the client message type, or `invalid` |
+/// | `sessionhub_broadcasts_out_total` | counter | `type` = the broadcast type (one per recipient) |
+/// | `sessionhub_replies_out_total` | counter | — |
+/// | `sessionhub_fanout_latency_seconds` | histogram | — (from a change being accepted to its frame being handed to each member's socket, journal commit included) |
+/// | `sessionhub_errors_total` | counter | `code` |
+/// | `sessionhub_history_writes_total` | counter | `result` = `success`, `feature_locked`, `failed` |
+/// | `sessionhub_slow_client_disconnects_total` | counter | — |
+/// | `sessionhub_outbound_dropped_total` | counter | — (messages for connections already closing) |
+/// | `sessionhub_uptime_seconds` | gauge | — |
+final class HubMetrics: Sendable {
+    /// Broadcast types, in the protocol's words.
+    static let broadcastTypes = ["participants", "line", "recast", "recastAccepted", "hostChanged", "stats", "ended"]
+
+    private let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let started = DispatchTime.now().uptimeNanoseconds
+
+    private let fanOut: Metrics.Timer
+    private let broadcasts: [String: CoreMetrics.Counter]
+    private let replies: CoreMetrics.Counter
+    private let connections: CoreMetrics.Gauge
+    private let users: CoreMetrics.Gauge
+    private let soloSessions: CoreMetrics.Gauge
+    private let sharedSessions: CoreMetrics.Gauge
+    private let uptime: CoreMetrics.Gauge
+    private let slowClients: CoreMetrics.Counter
+    private let dropped: CoreMetrics.Counter
+    private let transportSeen = Mutex((slow: 0, dropped: 0))
+    private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
+
+    /// A fresh registry and its instruments.
+    init() {
+        registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["sessionhub_fanout_latency_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
+        self.factory = factory
+        fanOut = Metrics.Timer(label: "sessionhub_fanout_latency_seconds", dimensions: [], factory: factory)
+        var broadcasts: [String: CoreMetrics.Counter] = [:]
+        for type in Self.broadcastTypes {
+            broadcasts[type] = CoreMetrics.Counter(label: "sessionhub_broadcasts_out_total", dimensions: [("type", type)], factory: factory)
+        }
+        self.broadcasts = broadcasts
+        replies = CoreMetrics.Counter(label: "sessionhub_replies_out_total", dimensions: [], factory: factory)
+        connections = CoreMetrics.Gauge(label: "sessionhub_connections", dimensions: [], factory: factory)
+        users = CoreMetrics.Gauge(label: "sessionhub_users_connected", dimensions: [], factory: factory)
+        soloSessions = CoreMetrics.Gauge(label: "sessionhub_sessions", dimensions: [("mode", "solo")], factory: factory)
+        sharedSessions = CoreMetrics.Gauge(label: "sessionhub_sessions", dimensions: [("mode", "shared")], factory: factory)
+        uptime = CoreMetrics.Gauge(label: "sessionhub_uptime_seconds", dimensions: [], factory: factory)
+        slowClients = CoreMetrics.Counter(label: "sessionhub_slow_client_disconnects_total", dimensions: [], factory: factory)
+        dropped = CoreMetrics.Counter(label: "sessionhub_outbound_dropped_total", dimensions: [], factory: factory)
+    }
+
+    // MARK: Recording
+
+    /// A broadcast of `type` handed to one member's socket, `nanoseconds` after it was accepted.
+    func delivered(_ type: String, after nanoseconds: UInt64) {
+        broadcasts[type]?.increment()
+        fanOut.recordNanoseconds(Int64(clamping: nanoseconds))
+    }
+
+    /// A reply written to one connection.
+    func replied() { replies.increment() }
+
+    /// A client message of `type` received (`invalid` when it could not be decoded).
+    func received(_ type: String) { counter("sessionhub_messages_in_total", "type", type).increment() }
+
+    /// An `error` sent with `code`.
+    func failed(_ code: String) { counter("sessionhub_errors_total", "code", code).increment() }
+
+    /// One participant's history write: `success`, `feature_locked` or `failed`.
+    func historyWrite(_ result: String) { counter("sessionhub_history_writes_total", "result", result).increment() }
+
+    // MARK: Scraping
+
+    /// Sets the gauges and transport counters, then writes every metric in Prometheus text format.
+    func render(connections: Int, sessions: (solo: Int, shared: Int), users: Int, statistics: WebSocketStatistics) -> String {
+        self.connections.record(connections)
+        self.users.record(users)
+        soloSessions.record(sessions.solo)
+        sharedSessions.record(sessions.shared)
+        uptime.record(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+        let (slow, drops) = transportSeen.withLock { seen -> (Int, Int) in
+            let slow = statistics.slowConsumerDisconnects, drops = statistics.droppedFrames
+            defer { seen = (slow, drops) }
+            return (slow - seen.slow, drops - seen.dropped)
+        }
+        if slow > 0 { slowClients.increment(by: slow) }
+        if drops > 0 { dropped.increment(by: drops) }
+        return registry.emitToString()
+    }
+
+    /// A counter with one label, made once per value (label values here come from small fixed sets).
+    private func counter(_ name: String, _ label: String, _ value: String) -> CoreMetrics.Counter {
+        let key = name + "\u{0}" + value
+        return labelled.withLock { cache in
+            if let counter = cache[key] { return counter }
+            let counter = CoreMetrics.Counter(label: name, dimensions: [(label, value)], factory: factory)
+            cache[key] = counter
+            return counter
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import HubDomain
+import SessionHubServer
+import Testing
+
+/// `/metrics` scraped from the real server: the counters move with the traffic.
+@Suite("Prometheus metrics", .timeLimit(.minutes(1)))
+struct MetricsIntegrationTests {
+    /// The value of the sample `name{labels}` (or `name` without labels) in a scrape, if present.
+    private static func sample(_ text: String, _ name: String, _ labels: String = "") -> Double? {
+        let key = labels.isEmpty ? name : "\(name){\(labels)}"
+        for line in text.split(separator: "\n") where line.hasPrefix(key + " ") {
+            return Double(line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces))
+        }
+        return nil
+    }
+
+    private func scrape(_ port: Int) async throws -> String {
+        let reply = try await HTTPTestClient.request("GET", port: port, "/metrics")
+        #expect(reply.status == 200)
+        return String(decoding: reply.body, as: UTF8.self)
+    }
+
+    @Test func countersFollowASessionAndItsErrors() async throws {
+        try await HubTestServer.with { port in
+            let before = try await scrape(port)
+            #expect(Self.sample(before, "sessionhub_connections") == 0)
+            #expect(Self.sample(before, "sessionhub_messages_in_total", #"type="say""#) == nil)
+
+            let client = try await HubTestClient.connect(port: port, token: HubTestServer.token("mia"))
+            _ = try #require(await client.expect("welcome"))
+            client.send(["type": "startSolo", "id": "s", "scenarioId": "ordering-coffee"])
+            _ = try #require(await client.expect("joined"))
+            for index in 0..<3 {
+                client.send(["type": "say", "id": "l\(index)", "textNative": "Hola número \(index)", "textTranslated": ""])
+                _ = try #require(await client.expect("line"))
+            }
+            client.send(["type": "recast", "id": "bad", "lineId": "l1", "correctedText": "x", "issueTypes": ["grammar"]])
+            #expect(try #require(await client.expect("error")).string("code") == "not_allowed")
+            client.send(raw: "{not json")
+            #expect(try #require(await client.expect("error")).string("code") == "malformed_json")
+
+            let during = try await scrape(port)
+            #expect(Self.sample(during, "sessionhub_connections") == 1)
+            #expect(Self.sample(during, "sessionhub_users_connected") == 1)
+            #expect(Self.sample(during, "sessionhub_sessions", #"mode="solo""#) == 1)
+            #expect(Self.sample(during, "sessionhub_messages_in_total", #"type="say""#) == 3)
+            #expect(Self.sample(during, "sessionhub_messages_in_total", #"type="invalid""#) == 1)
+            #expect(Self.sample(during, "sessionhub_broadcasts_out_total", #"type="line""#) == 3)
+            #expect(Self.sample(during, "sessionhub_errors_total", #"code="not_allowed""#) == 1)
+            #expect(Self.sample(during, "sessionhub_errors_total", #"code="malformed_json""#) == 1)
+            let latencies = try #require(Self.sample(during, "sessionhub_fanout_latency_seconds_count"))
+            #expect(latencies >= 3)  // one per delivered broadcast: the three lines at least
+
+            client.send(["type": "end", "id": "e"])
+            _ = try #require(await client.expect("ended"))
+            let after = try await scrape(port)
+            #expect(Self.sample(after, "sessionhub_history_writes_total", #"result="feature_locked""#) == 1)
+            #expect(Self.sample(after, "sessionhub_sessions", #"mode="solo""#) == 0)
+            #expect(Self.sample(after, "sessionhub_broadcasts_out_total", #"type="ended""#) == 1)
+        }
+    }
+}
