@@ -7,9 +7,10 @@ import Synchronization
 ///
 /// ``append(_:)`` encodes the entry, queues it and suspends until it is durable. A committer on a
 /// private serial dispatch queue writes everything queued — across all sessions — in one
-/// transaction, at most once per ``commitInterval`` (default 2 ms): an append to an idle journal
-/// is committed at once, appends that arrive while a commit runs or within the interval after
-/// it are gathered into the next one. When a commit fails, every append in it throws the
+/// transaction: an append to an idle journal is committed at once, appends that arrive while a
+/// commit runs are gathered into the next one (group commit without a timer). A
+/// ``commitInterval`` above zero (default 0) starts at most one commit per interval, trading
+/// latency for fewer transactions. When a commit fails, every append in it throws the
 /// ``StorageError``.
 ///
 /// Durability is that of the database: in WAL mode with `synchronous=NORMAL`, a committed entry
@@ -59,7 +60,7 @@ public final class SQLiteJournal: RecoverableJournal {
     /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
     /// journal and history writes take turns on one connection instead of polling SQLite's
     /// busy lock).
-    public init(database: SQLiteDatabase, commitInterval: Duration = .milliseconds(2)) {
+    public init(database: SQLiteDatabase, commitInterval: Duration = .zero) {
         self.database = database
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
@@ -68,7 +69,7 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// A journal on its own connection to the database file at `path` (created and migrated
     /// if needed); ``close()`` closes it.
-    public init(path: String, commitInterval: Duration = .milliseconds(2)) throws {
+    public init(path: String, commitInterval: Duration = .zero) throws {
         self.database = try SQLiteDatabase(path: path)
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
