@@ -106,6 +106,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("Dashboard/Static")],
             swiftSettings: strict
         ),
         // Layer 7: the `sessionhub` command.

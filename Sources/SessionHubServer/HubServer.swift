@@ -23,6 +23,7 @@ public final class HubServer: Sendable {
     private let persistence: HubPersistence
     private let operators: OperatorConsole
     private let metricsSource: MetricsSource
+    private let dashboard: DashboardFeed
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -71,6 +72,12 @@ public final class HubServer: Sendable {
         self.operators = operators
         let metricsSource = MetricsSource(metrics: metrics, hub: hub, channels: channels)
         self.metricsSource = metricsSource
+        let dashboard = DashboardFeed(console: operators, metrics: metricsSource)
+        self.dashboard = dashboard
+        let dashboardAssets = DashboardAssets.load()
+        if let problem = dashboardAssets.problem {
+            logger.warning("operator dashboard unavailable", metadata: ["problem": "\(problem)"])
+        }
         let runtime = HubRuntime(
             hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: hubPorts.clock,
             limits: configuration.connectionLimits,
@@ -85,10 +92,10 @@ public final class HubServer: Sendable {
             compression: deflate)
         self.server = WebSocketServer(
             configuration: wsConfiguration,
-            router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime),
+            router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime, dashboard: dashboard),
             responder: HubHTTPResponder(api: stores.map {
                 HubAPI(tokens: TokenAuthority(secret: configuration.secret), clock: clock, stores: $0)
-            }, metrics: metricsSource, operators: operators),
+            }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets),
             group: group,
             logger: logger)
         operators.attach { [server = self.server] in server.connectionCount }
@@ -147,6 +154,7 @@ public final class HubServer: Sendable {
     /// listening and releases the event loops.
     public func shutdown(deadline: TimeAmount = .seconds(5)) async {
         operators.beginDraining()
+        dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }
         await hub.endAll(cause: .serverShutdown)
         await server.shutdown(deadline: deadline)

@@ -1,16 +1,27 @@
 import NIOCore
 import WebSocketTransport
 
-/// The hub's plain HTTP routes: health and readiness, Prometheus metrics, the operator API (`/admin/api/`), and
-/// the JSON API when a store is configured.
+/// The hub's plain HTTP routes: health and readiness, Prometheus metrics, the operator API (`/admin/api/`), the
+/// operator dashboard's files (`/admin`, `/admin/dashboard.css`, `/admin/dashboard.js`), and the JSON API when a
+/// store is configured.
 struct HubHTTPResponder: HTTPResponder {
     let api: HubAPI?
     /// What `GET /metrics` renders (Prometheus text format); nil answers 404 there.
     var metrics: MetricsSource? = nil
     /// The operator routes (`/admin/api/*`, `/readyz`); nil answers 404 there.
     var operators: OperatorConsole? = nil
+    /// The dashboard's static files; nil answers 404 there.
+    var dashboard: DashboardAssets? = nil
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if let dashboard {
+            if DashboardAssets.serves(request.path) { return dashboard.respond(to: request) }
+            if request.path == "/admin/feed" {
+                var response = HTTPResponse.text(.upgradeRequired, "/admin/feed is a WebSocket endpoint\n")
+                response.headers.add(name: "Upgrade", value: "websocket")
+                return response
+            }
+        }
         if let operators {
             if request.path.hasPrefix("/admin/api/") || request.path == "/admin/api" {
                 return await AdminAPI(console: operators).respond(to: request)

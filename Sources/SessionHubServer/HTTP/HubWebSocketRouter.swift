@@ -3,11 +3,14 @@ import NIOCore
 import WebSocket
 import WebSocketTransport
 
-/// Routes upgrade requests: `/ws` (the hub's protocol), and `/echo` and `/room/<name>` when enabled.
+/// Routes upgrade requests: `/ws` (the hub's protocol), `/admin/feed` (the operator dashboard's
+/// live feed), and `/echo` and `/room/<name>` when enabled.
 struct HubWebSocketRouter: WebSocketRouter {
     let configuration: HubServerConfiguration
     let rooms: RoomRelay
     let runtime: HubRuntime
+    /// The dashboard feed behind `/admin/feed`; nil answers 404 there.
+    var dashboard: DashboardFeed? = nil
 
     func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?) -> WebSocketRouteDecision {
         let path = upgrade.request.path
@@ -17,6 +20,14 @@ struct HubWebSocketRouter: WebSocketRouter {
             timeouts: configuration.timeouts)
         if path == "/ws" {
             return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), options)
+        }
+        if path == "/admin/feed" {
+            guard let dashboard else { return .reject(.notFound, "no WebSocket endpoint at /admin/feed") }
+            // A browser page of another site may not open it (the token is checked after the upgrade).
+            guard DashboardFeed.isSameOrigin(upgrade.request) else { return .reject(.forbidden, "cross-origin feed refused") }
+            var feedOptions = options
+            feedOptions.configuration = WebSocketConfiguration(maxMessageSize: dashboard.settings.maxMessageBytes)
+            return .accept(DashboardFeedEndpoint(feed: dashboard), feedOptions)
         }
         if path == "/echo" {
             guard configuration.enableEcho else { return .reject(.notFound, "echo endpoint is disabled (start with --enable-echo)") }
