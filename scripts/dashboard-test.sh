@@ -56,7 +56,7 @@ WATCHDOG_PID=""
 
 cleanup() {
   trap - EXIT INT TERM
-  [ -n "$WATCHDOG_PID" ] && kill "$WATCHDOG_PID" 2>/dev/null
+  [ -n "$WATCHDOG_PID" ] && { pkill -P "$WATCHDOG_PID" 2>/dev/null; kill "$WATCHDOG_PID" 2>/dev/null; }
   [ -n "$CHECK_PID" ] && kill -TERM "$CHECK_PID" 2>/dev/null && wait "$CHECK_PID" 2>/dev/null
   touch "$WORK/stop"
   # Each bot loop runs in its own process group (setsid): end the loop and its bot together.
@@ -75,7 +75,7 @@ trap 'exit 130' INT
 trap 'log "deadline of ${DEADLINE}s reached: stopping"; exit 124' TERM
 
 # Everything is over within DEADLINE seconds, whatever hangs.
-( sleep "$DEADLINE"; kill -TERM $$ 2>/dev/null ) &
+( sleep "$DEADLINE"; kill -TERM $$ 2>/dev/null ) >/dev/null 2>&1 &
 WATCHDOG_PID=$!
 
 # ---- hub ----
