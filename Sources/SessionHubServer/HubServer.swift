@@ -89,7 +89,8 @@ public final class HubServer: Sendable {
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,
-            compression: deflate)
+            compression: deflate,
+            maxConnections: configuration.maxConnections)
         self.server = WebSocketServer(
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime, dashboard: dashboard),

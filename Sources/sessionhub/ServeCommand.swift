@@ -38,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds of silence before a keepalive ping; the connection is dropped after two.")
     var pingInterval: Int = 30
 
+    @Option(help: "Open connections beyond which new ones are closed on accept (default: the open-file limit less 128).")
+    var maxConnections: Int?
+
     @Option(help: "Event loop threads (default: number of cores).")
     var threads: Int = System.coreCount
 
@@ -71,6 +74,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard pingInterval > 0 else { throw ValidationError("--ping-interval must be positive") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be positive") }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
@@ -92,11 +96,12 @@ struct ServeCommand: AsyncParsableCommand {
         let secret = try HubSecret.load(file: secretFile)
         var hubConfiguration = HubConfiguration()
         hubConfiguration.graceWindowMillis = Int64(graceSeconds) * 1000
-        let configuration = HubServerConfiguration(
+        var configuration = HubServerConfiguration(
             host: host, port: port, enableEcho: enableEcho, enableRooms: enableRooms,
             maxMessageSize: maxMessageSize, compression: compression,
             timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads,
             secret: secret, scenariosDirectory: scenariosDir, hub: hubConfiguration)
+        configuration.maxConnections = maxConnections
         let persistence: HubPersistence
         if inMemory {
             persistence = .inMemory()

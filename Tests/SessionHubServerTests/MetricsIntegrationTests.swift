@@ -60,4 +60,35 @@ struct MetricsIntegrationTests {
             #expect(Self.sample(after, "sessionhub_broadcasts_out_total", #"type="ended""#) == 1)
         }
     }
+
+    @Test func connectionsOverTheLimitAreClosedOnAcceptAndCounted() async throws {
+        var configuration = HubServerConfiguration(port: 0, threads: 2, secret: HubTestServer.secret)
+        configuration.maxConnections = 2
+        let server = try HubServer(configuration: configuration)
+        let port = try await server.start()
+        defer { Task { await server.shutdown() } }
+        var held: [HubTestClient] = []
+        for user in ["ona", "two"] {
+            let client = try await HubTestClient.connect(port: port, token: HubTestServer.token(user))
+            _ = try #require(await client.expect("welcome"))
+            held.append(client)
+        }
+        // The third is accepted by the kernel and closed at once: no upgrade, no welcome.
+        let third = try? await HubTestClient.connect(port: port, token: HubTestServer.token("three"))
+        #expect(await third?.expect("welcome", seconds: 1) == nil)
+        let text = await server.metricsText()
+        #expect(Self.sample(text, "sessionhub_connections_refused_total") == 1)
+        // A freed place is taken again.
+        held[0].drop()
+        var admitted = false
+        for _ in 0..<50 where !admitted {
+            try await Task.sleep(for: .milliseconds(20))
+            if let again = try? await HubTestClient.connect(port: port, token: HubTestServer.token("four")),
+               await again.expect("welcome", seconds: 1) != nil {
+                admitted = true
+            }
+        }
+        #expect(admitted)
+        await server.shutdown()
+    }
 }

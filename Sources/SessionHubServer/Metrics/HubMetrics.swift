@@ -22,6 +22,7 @@ import WebSocketTransport
 /// | `sessionhub_history_writes_total` | counter | `result` = `success`, `feature_locked`, `failed` |
 /// | `sessionhub_slow_client_disconnects_total` | counter | — |
 /// | `sessionhub_outbound_dropped_total` | counter | — (messages for connections already closing) |
+/// | `sessionhub_connections_refused_total` | counter | — (closed on accept: the connection limit was reached) |
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
     /// Broadcast types, in the protocol's words.
@@ -41,7 +42,8 @@ final class HubMetrics: Sendable {
     private let uptime: CoreMetrics.Gauge
     private let slowClients: CoreMetrics.Counter
     private let dropped: CoreMetrics.Counter
-    private let transportSeen = Mutex((slow: 0, dropped: 0))
+    private let refused: CoreMetrics.Counter
+    private let transportSeen = Mutex((slow: 0, dropped: 0, refused: 0))
     private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
 
     /// A fresh registry and its instruments.
@@ -68,6 +70,7 @@ final class HubMetrics: Sendable {
         uptime = CoreMetrics.Gauge(label: "sessionhub_uptime_seconds", dimensions: [], factory: factory)
         slowClients = CoreMetrics.Counter(label: "sessionhub_slow_client_disconnects_total", dimensions: [], factory: factory)
         dropped = CoreMetrics.Counter(label: "sessionhub_outbound_dropped_total", dimensions: [], factory: factory)
+        refused = CoreMetrics.Counter(label: "sessionhub_connections_refused_total", dimensions: [], factory: factory)
     }
 
     // MARK: Recording
@@ -99,13 +102,15 @@ final class HubMetrics: Sendable {
         soloSessions.record(sessions.solo)
         sharedSessions.record(sessions.shared)
         uptime.record(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-        let (slow, drops) = transportSeen.withLock { seen -> (Int, Int) in
+        let (slow, drops, refusals) = transportSeen.withLock { seen -> (Int, Int, Int) in
             let slow = statistics.slowConsumerDisconnects, drops = statistics.droppedFrames
-            defer { seen = (slow, drops) }
-            return (slow - seen.slow, drops - seen.dropped)
+            let refusals = statistics.refusedConnections
+            defer { seen = (slow, drops, refusals) }
+            return (slow - seen.slow, drops - seen.dropped, refusals - seen.refused)
         }
         if slow > 0 { slowClients.increment(by: slow) }
         if drops > 0 { dropped.increment(by: drops) }
+        if refusals > 0 { refused.increment(by: refusals) }
         return registry.emitToString()
     }
 

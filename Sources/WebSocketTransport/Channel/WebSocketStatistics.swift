@@ -6,6 +6,8 @@ import Synchronization
 public final class WebSocketStatistics: Sendable {
     private let slowConsumers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
+    private let open = Atomic<Int>(0)
 
     /// Starts at zero.
     public init() {}
@@ -15,6 +17,26 @@ public final class WebSocketStatistics: Sendable {
 
     /// Outbound messages not written because the connection was closing or closed.
     public var droppedFrames: Int { dropped.load(ordering: .relaxed) }
+
+    /// TCP connections closed on accept because the server held its maximum.
+    public var refusedConnections: Int { refused.load(ordering: .relaxed) }
+
+    /// Open TCP connections (WebSocket and plain HTTP).
+    public var openConnections: Int { open.load(ordering: .relaxed) }
+
+    /// Counts a new TCP connection against `limit`; false (and counted as refused) when it would pass it.
+    func admit(limit: Int) -> Bool {
+        let now = open.add(1, ordering: .relaxed).newValue
+        if now > limit {
+            open.subtract(1, ordering: .relaxed)
+            refused.add(1, ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    /// An admitted connection closed.
+    func release() { open.subtract(1, ordering: .relaxed) }
 
     func noteSlowConsumer() { slowConsumers.add(1, ordering: .relaxed) }
 

@@ -39,6 +39,9 @@ public final class WebSocketServer: Sendable {
         let responder = self.responder
         let registry = self.registry
         let logger = self.logger
+        let limit = configuration.effectiveMaxConnections
+        let statistics = registry.statistics
+        let lastRefusalLog = NIOLockedValueBox<NIODeadline?>(nil)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -49,7 +52,24 @@ public final class WebSocketServer: Sendable {
             .childChannelOption(ChannelOptions.recvAllocator,
                                 value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                guard statistics.admit(limit: limit) else {
+                    // Over the limit: close at once, so the descriptor comes back before the
+                    // process runs out of them. Logged at most every 10 s.
+                    let now = NIODeadline.now()
+                    let due = lastRefusalLog.withLockedValue { last -> Bool in
+                        guard last.map({ now - $0 >= .seconds(10) }) ?? true else { return false }
+                        last = now
+                        return true
+                    }
+                    if due {
+                        logger.warning("connection limit reached; refusing new connections", metadata: [
+                            "limit": "\(limit)", "refused_total": "\(statistics.refusedConnections)",
+                        ])
+                    }
+                    return channel.close()
+                }
+                channel.closeFuture.whenComplete { _ in statistics.release() }
+                return channel.eventLoop.makeCompletedFuture {
                     try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
                                                  responder: responder, registry: registry, logger: logger)
                 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import WebSocket
 
 /// Everything the WebSocket server needs to listen and to judge handshakes.
@@ -14,6 +19,11 @@ public struct WebSocketServerConfiguration: Sendable {
     public var compression: PerMessageDeflateConfiguration
     /// Largest plain-HTTP request body accepted (413 beyond). Default 1 MiB.
     public var maxHTTPBodySize: Int
+    /// Open TCP connections (WebSocket and plain HTTP) beyond which a new one is closed as soon
+    /// as it is accepted. nil (the default): the process's open-file limit less a reserve of 128
+    /// for the database, logs and the listener — so the process never runs out of descriptors,
+    /// where `accept` would fail in a loop.
+    public var maxConnections: Int?
 
     /// Creates a configuration with the documented defaults.
     public init(
@@ -22,7 +32,8 @@ public struct WebSocketServerConfiguration: Sendable {
         backlog: Int32 = 4096,
         handshake: ServerHandshakeConfiguration = .default,
         compression: PerMessageDeflateConfiguration = .default,
-        maxHTTPBodySize: Int = 1 << 20
+        maxHTTPBodySize: Int = 1 << 20,
+        maxConnections: Int? = nil
     ) {
         self.host = host
         self.port = port
@@ -30,5 +41,14 @@ public struct WebSocketServerConfiguration: Sendable {
         self.handshake = handshake
         self.compression = compression
         self.maxHTTPBodySize = maxHTTPBodySize
+        self.maxConnections = maxConnections
+    }
+
+    /// ``maxConnections``, or what the open-file limit allows.
+    public var effectiveMaxConnections: Int {
+        if let maxConnections { return max(1, maxConnections) }
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < rlim_t(Int32.max) else { return 1 << 20 }
+        return max(16, Int(clamping: limit.rlim_cur) - 128)
     }
 }
