@@ -21,7 +21,10 @@ final class HubConnectionWorker: Sendable {
     /// The worker's mutable state, owned by ``run(_:authenticatedAs:)``'s task.
     private struct State {
         var user: HubUser?
-        var session: LiveSession?
+        /// The session this connection plays in; its id goes on every log line of the connection.
+        var session: LiveSession? {
+            didSet { logger[metadataKey: "session"] = session.map { .string($0.id) } }
+        }
         var generation = 0
         var requests: TokenBucket
         var lines: TokenBucket
