@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# run.sh MODE [sessionhub-loadtest options…]: starts a fresh hub (release build, new database and
+# secret under loadtest/.run/), runs one `sessionhub-loadtest MODE` against it with --url,
+# --token-cmd and --server-pid filled in, and stops the hub (by its own PID) afterwards.
+#
+#   loadtest/run.sh sessions --sessions 200 --players 4 --duration 60 --rate 0.5 --ramp 10 \
+#       --json loadtest/results/sessions.json --html loadtest/results/sessions.html
+#   loadtest/run.sh idle --connections 10000 --hold 20
+#   loadtest/run.sh idle-echo --connections 10000        (idle connections on /echo, no token)
+#   loadtest/run.sh rooms --rooms 100 --members 5 --rate 10 --duration 20
+#
+# Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, built if missing),
+#   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
+#   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+MAIN="$(cd "$HERE/.." && pwd)"
+MODE="${1:?usage: run.sh sessions|idle|idle-echo|rooms [options]}"; shift
+: "${PIN:=1}"
+LT="$HERE/.build/release/sessionhub-loadtest"
+[ -x "$LT" ] || (cd "$HERE" && swift build -c release --product sessionhub-loadtest >&2)
+if [ -z "${HUB_BIN:-}" ]; then
+  HUB_BIN="$HERE/.hub-build/release/sessionhub"
+  [ -x "$HUB_BIN" ] || (cd "$MAIN" && swift build -c release --product sessionhub --scratch-path "$HERE/.hub-build" >&2)
+fi
+SRV_PIN=() LG_PIN=()
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then SRV_PIN=(taskset -c 1); LG_PIN=(taskset -c 0); fi
+# As many open files as allowed, for the hub and for the load generator (both inherit it).
+ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
+
+mkdir -p "$HERE/.run"
+DATA="$(mktemp -d "$HERE/.run/hub.XXXXXX")"
+HUB_PID=""
+cleanup() {
+  if [ -n "$HUB_PID" ] && kill -0 "$HUB_PID" 2>/dev/null; then
+    kill -TERM "$HUB_PID" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$HUB_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$HUB_PID" 2>/dev/null || true
+  fi
+  rm -rf "$DATA"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+"${SRV_PIN[@]}" "$HUB_BIN" serve --port 0 --port-file "$DATA/port" --enable-rooms --enable-echo --log-level "${HUB_LOG_LEVEL:-warning}" \
+  --secret-file "$DATA/secret" --database "$DATA/hub.sqlite" ${HUB_ARGS:-} >"$HERE/.run/hub-$MODE.log" 2>&1 &
+HUB_PID=$!
+for _ in $(seq 300); do [ -s "$DATA/port" ] && break; kill -0 "$HUB_PID" 2>/dev/null || { cat "$HERE/.run/hub-$MODE.log" >&2; exit 1; }; sleep 0.1; done
+PORT="$(tr -d '\n' <"$DATA/port")"
+echo "[run] hub pid $HUB_PID on 127.0.0.1:$PORT ($HUB_BIN; open-file limit $(ulimit -n))" >&2
+TOKEN_CMD="$(printf '%q' "$HUB_BIN") token --secret-file $(printf '%q' "$DATA/secret")"
+# Tokens are cached per command; the secret is new each run, so the cache lives with it.
+case "$MODE" in
+  sessions) "${LG_PIN[@]}" "$LT" sessions --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$DATA/tokens.json" --server-pid "$HUB_PID" "$@" ;;
+  idle)     "${LG_PIN[@]}" "$LT" idle --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$DATA/tokens.json" --server-pid "$HUB_PID" "$@" ;;
+  idle-echo) "${LG_PIN[@]}" "$LT" idle --url "ws://127.0.0.1:$PORT/echo" --server-pid "$HUB_PID" "$@" ;;
+  rooms)    "${LG_PIN[@]}" "$LT" rooms --url "ws://127.0.0.1:$PORT/room" --server-pid "$HUB_PID" "$@" ;;
+  *) echo "unknown mode $MODE" >&2; exit 2 ;;
+esac
