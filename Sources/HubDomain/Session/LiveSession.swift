@@ -268,12 +268,14 @@ public actor LiveSession {
         await commit()
         // Every accepted change, `ended` last, reaches the members before they are let go.
         await waitUntilDelivered()
+        phase = .ended
+        // The hub frees the seats before anyone hears `left`: a client that hosts or joins again
+        // as soon as it reads `left{ended}` must not be told it is still in a session.
+        await notify(.ended(userIds: seats.map(\.user.id)))
         for index in seats.indices {
             seats[index].link?.detach(.ended)
             seats[index].link = nil
         }
-        phase = .ended
-        await notify(.ended(userIds: seats.map(\.user.id)))
     }
 
     /// Advances time: releases seats whose grace window passed (ending the session when nobody
