@@ -38,4 +38,18 @@ struct BroadcastCompressorTests {
         off.isEnabled = false
         #expect(PreparedFrame(text: String(repeating: "a", count: 1000), compressor: BroadcastCompressor(settings: off)).compressedBytes == nil)
     }
+
+    @Test("Made on demand, once, for every header size; shared by later recipients", arguments: [200, 5_000, 70_000])
+    func madeOnDemandOnce(length: Int) throws {
+        let text = String(repeating: "Bonjour, j'ai une réservation. ", count: length / 31 + 1)
+        let frame = PreparedFrame(text: text, compressor: BroadcastCompressor(settings: .default))
+        let first = try #require(frame.compressedBytes)
+        let second = try #require(frame.compressedBytes)
+        #expect(first == second)
+        #expect(decode(first) == .text(ByteBuffer(string: text)))
+        #expect(decode(frame.bytes) == .text(ByteBuffer(string: text)))
+        // Copies of the frame share the one compressed variant.
+        let copy = frame
+        #expect(copy.compressedBytes == first)
+    }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 import WebSocket
 
 /// A server frame encoded once and written as-is to any number of connections: the broadcast
@@ -6,10 +7,14 @@ import WebSocket
 public struct PreparedFrame: Sendable {
     /// The complete frame (header and unmasked payload).
     public let bytes: ByteBuffer
-    /// The same message as one compressed frame (RSV1 set), made once by a
-    /// ``BroadcastCompressor``; written instead of ``bytes`` to connections that negotiated
-    /// permessage-deflate with a 15-bit server window. Nil when not compressed.
-    public let compressedBytes: ByteBuffer?
+    private let deflated: DeflatedVariant?
+
+    /// The same message as one compressed frame (RSV1 set), made by a ``BroadcastCompressor``
+    /// the first time a recipient that negotiated permessage-deflate (15-bit server window) asks
+    /// for it, then shared by all of them; nil when not compressed (no compressor, a message too
+    /// short to gain, or compression off). A broadcast no deflate member receives is never
+    /// compressed.
+    public var compressedBytes: ByteBuffer? { deflated?.frame() }
 
     /// Encodes `message` as a single unmasked, uncompressed frame.
     public init(_ message: WebSocketMessage, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
@@ -19,21 +24,65 @@ public struct PreparedFrame: Sendable {
         case .binary(let payload):
             bytes = FrameEncoder.serverFrame(opcode: .binary, payload: payload, allocator: allocator)
         }
-        compressedBytes = nil
+        deflated = nil
     }
 
     /// Encodes UTF-8 `text` as a text frame, reserving the header room up front (one allocation),
-    /// and, given a `compressor`, also as one compressed frame for every deflate recipient.
+    /// and, given a `compressor`, keeps what it needs to make the compressed frame on demand.
     public init(text: String, compressor: BroadcastCompressor? = nil, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         var payload = allocator.buffer(capacity: 14 + text.utf8.count)
         payload.moveWriterIndex(forwardBy: 14)
         payload.moveReaderIndex(forwardBy: 14)
         payload.writeString(text)
-        if let compressed = compressor?.compress(payload, allocator: allocator) {
-            compressedBytes = FrameEncoder.serverFrame(opcode: .text, payload: compressed, rsv1: true, allocator: allocator)
-        } else {
-            compressedBytes = nil
+        let frame = FrameEncoder.serverFrame(opcode: .text, payload: consume payload, allocator: allocator)
+        bytes = frame
+        // The payload as a slice of the frame's storage (no copy); only read if compressed.
+        deflated = compressor.flatMap { compressor in
+            Self.payloadSlice(of: frame).map { DeflatedVariant(payload: $0, compressor: compressor, allocator: allocator) }
         }
-        bytes = FrameEncoder.serverFrame(opcode: .text, payload: consume payload, allocator: allocator)
+    }
+
+    /// The payload of an unmasked server frame, without its 2-, 4- or 10-byte header.
+    private static func payloadSlice(of frame: ByteBuffer) -> ByteBuffer? {
+        guard let second = frame.getInteger(at: frame.readerIndex + 1, as: UInt8.self) else { return nil }
+        let header = switch second & 0x7F {
+        case 126: 4
+        case 127: 10
+        default: 2
+        }
+        return frame.getSlice(at: frame.readerIndex + header, length: frame.readableBytes - header)
+    }
+}
+
+/// The compressed frame of a ``PreparedFrame``, made at most once, by whichever recipient asks first.
+private final class DeflatedVariant: Sendable {
+    private enum State: @unchecked Sendable {
+        case pending(ByteBuffer)
+        case done(ByteBuffer?)
+    }
+
+    private let state: Mutex<State>
+    private let compressor: BroadcastCompressor
+    private let allocator: ByteBufferAllocator
+
+    init(payload: ByteBuffer, compressor: BroadcastCompressor, allocator: ByteBufferAllocator) {
+        state = Mutex(.pending(payload))
+        self.compressor = compressor
+        self.allocator = allocator
+    }
+
+    func frame() -> ByteBuffer? {
+        state.withLock { state in
+            switch state {
+            case .done(let frame):
+                return frame
+            case .pending(let payload):
+                let frame = compressor.compress(payload, allocator: allocator).map {
+                    FrameEncoder.serverFrame(opcode: .text, payload: $0, rsv1: true, allocator: allocator)
+                }
+                state = .done(frame)
+                return frame
+            }
+        }
     }
 }
