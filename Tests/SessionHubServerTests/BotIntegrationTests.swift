@@ -45,11 +45,11 @@ struct BotIntegrationTests {
         }
     }
 
-    @Test("Host with 3 players, every line corrected and every correction accepted: exit 0, everyone got ended")
-    func hostThreePlayersWithRecasts() async throws {
+    @Test("Host with 4 players, every line corrected and every correction accepted: exit 0, everyone got ended")
+    func hostFourPlayersWithRecasts() async throws {
         try await HubTestServer.with { port in
-            let run = try await play(port, tokens("trio", 3) + [
-                "--host", "--players", "3", "--recast-probability", "1", "--accept-probability", "1",
+            let run = try await play(port, tokens("quad", 4) + [
+                "--host", "--players", "4", "--recast-probability", "1", "--accept-probability", "1",
                 "--lines", "2", "--pace-ms", "20", "--seed", "7", "--json",
             ])
             #expect(run.status == 0, "\(run)")
@@ -58,11 +58,11 @@ struct BotIntegrationTests {
             #expect(summary.mode == "host")
             #expect(summary.joinCode?.count == 6)
             #expect(summary.cause == "hostEnded")
-            #expect(summary.linesSpoken == 6)
+            #expect(summary.linesSpoken == 8)
             #expect(summary.recasts > 0)
             #expect(summary.recastsAccepted > 0)
-            #expect(summary.players.count == 3)
-            #expect(summary.players.map(\.mode) == ["HOST", "CLIENT", "CLIENT"])
+            #expect(summary.players.count == 4)
+            #expect(summary.players.map(\.mode) == ["HOST", "CLIENT", "CLIENT", "CLIENT"])
             for player in summary.players {
                 #expect(player.receivedEnded, "\(player.userId) did not get ended")
                 #expect(player.linesSpoken == 2)
