@@ -128,11 +128,14 @@ public final class HubServer: Sendable {
         let maintenance = persistence.maintenance
         let every = max(1, configuration.maintenanceIntervalSeconds)
         let ticks = Atomic<Int>(0)
-        let task = group.next().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { _ in
+        // Ten slices of sessions, one every 100 ms: each session ticks once a second, and their
+        // live stats do not all go out at the same instant.
+        let slices = 10
+        let task = group.next().scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
             let tick = ticks.add(1, ordering: .relaxed).newValue
             Task {
-                await hub.tick()
-                if tick % every == 0 { await maintenance?() }
+                await hub.tick(slice: tick % slices, of: slices)
+                if tick % (every * slices) == 0 { await maintenance?() }
             }
         }
         ticker.withLock { $0 = task }

@@ -29,6 +29,30 @@ struct HubTests {
         #expect(await h.hub.liveSessionCount == 0)
     }
 
+    @Test func slicedTicksReachEachSessionInItsOwnSliceOnly() async throws {
+        var configuration = HubConfiguration()
+        configuration.graceWindowMillis = 100
+        let h = Harness(configuration: configuration)
+        var members: [Member] = []
+        for user in [Users.alice, Users.bob, Users.carol, Users.dave, Users.erin] { members.append(try await h.solo(user)) }
+        for member in members { await member.session.disconnected(userId: member.id, linkId: member.link.linkId) }
+        h.clock.advance(100)
+        let slices = 4
+        for slice in 0..<slices {
+            await h.hub.tick(slice: slice, of: slices)
+            for member in members {
+                let mine = Hub.tickSlot(of: member.session.id, slices: slices)
+                #expect(await member.session.isOver == (mine <= slice), "slot \(mine) after slice \(slice)")
+            }
+        }
+        #expect(await h.hub.liveSessionCount == 0)
+        // Slots spread hex ids evenly and stay in range.
+        #expect(Hub.tickSlot(of: "000000ff", slices: 10) == 0)
+        #expect(Hub.tickSlot(of: "00000b", slices: 10) == 1)
+        #expect(Hub.tickSlot(of: "not-hex", slices: 10) < 10)
+        #expect(Hub.tickSlot(of: "abc", slices: 1) == 0)
+    }
+
     @Test func endAllEndsEverySessionAndWaitsForTheirHistory() async throws {
         let h = Harness(premium: [Users.alice.id, Users.bob.id, Users.carol.id])
         let solo = try await h.solo(Users.carol)

@@ -121,6 +121,25 @@ public actor Hub {
         for session in Array(sessions.values) { await session.tick(now: now) }
     }
 
+    /// Advances the clock of the sessions in one of `slices` groups (``tickSlot(of:slices:)``).
+    /// Calling it for each slice in turn, `slices` times a second, ticks every session once a
+    /// second while spreading their live-stats broadcasts over the second instead of sending
+    /// them all at the same instant.
+    public func tick(slice: Int, of slices: Int) async {
+        let now = ports.clock.now()
+        for session in Array(sessions.values) where Self.tickSlot(of: session.id, slices: slices) == slice {
+            await session.tick(now: now)
+        }
+    }
+
+    /// The slice (0 ..< `slices`) whose ticks advance session `id`: its leading hex digits, so
+    /// random ids spread evenly.
+    public nonisolated static func tickSlot(of id: String, slices: Int) -> Int {
+        guard slices > 1 else { return 0 }
+        let value = Int(id.prefix(6), radix: 16) ?? id.utf8.reduce(0) { ($0 &* 31 &+ Int($1)) & 0xFFFFFF }
+        return value % slices
+    }
+
     /// Refuses new sessions and ends every live one with `cause`, waiting for their history saves.
     public func endAll(cause: EndCause) async {
         draining = true
