@@ -28,11 +28,12 @@ case "${1:-}" in
 esac
 
 log() { echo "[dashboard-test] $*" >&2; }
-START=$SECONDS
 DEADLINE="${DASHBOARD_DEADLINE:-60}"
 SCREENSHOT="${DASHBOARD_SCREENSHOT-docs/dashboard.png}"
 WATCH="${DASHBOARD_WATCH:-8}"
 
+# Installs first: every timer below starts only once they are done (a fresh machine spends
+# longer installing Chromium than any of them allows).
 . "$ROOT/scripts/deps.sh"
 if ! command -v chromium >/dev/null 2>&1; then
   need_debs chromium || { log "cannot install chromium"; exit 1; }
@@ -48,15 +49,18 @@ for binary in "$BIN" "$BOT"; do
   [ -x "$binary" ] || { log "$binary not found: run swift build first (this script builds nothing)"; exit 1; }
 done
 
+START=$SECONDS
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/dashboard-test.XXXXXX")"
 SERVER_PID=""
 LOOP_PIDS=()
 CHECK_PID=""
-WATCHDOG_PID=""
 
+# No watchdog process: every child has a lifetime of its own (`timeout`), so nothing this script
+# starts can outlive it by more than DEADLINE seconds, and nothing ever signals this script.
+# The hub: DEADLINE + 30 s; each bot loop: until the stop file appears, this script is gone or
+# DEADLINE passes; the browser checker: DEADLINE.
 cleanup() {
   trap - EXIT INT TERM
-  [ -n "$WATCHDOG_PID" ] && { pkill -P "$WATCHDOG_PID" 2>/dev/null; kill "$WATCHDOG_PID" 2>/dev/null; }
   [ -n "$CHECK_PID" ] && kill -TERM "$CHECK_PID" 2>/dev/null && wait "$CHECK_PID" 2>/dev/null
   touch "$WORK/stop"
   # Each bot loop runs in its own process group (setsid): end the loop and its bot together.
@@ -68,20 +72,18 @@ cleanup() {
   fi
   for pid in "${LOOP_PIDS[@]}"; do kill -KILL -- "-$pid" 2>/dev/null; done
   [ -n "$SERVER_PID" ] && wait "$SERVER_PID" 2>/dev/null
+  # A last sweep: everything this run started names its work directory on its command line.
+  pkill -KILL -f -- "$WORK/" 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
-trap 'log "deadline of ${DEADLINE}s reached: stopping"; exit 124' TERM
-
-# Everything is over within DEADLINE seconds, whatever hangs.
-( sleep "$DEADLINE"; kill -TERM $$ 2>/dev/null ) >/dev/null 2>&1 &
-WATCHDOG_PID=$!
+trap 'exit 143' TERM
 
 # ---- hub ----
 SECRET="$WORK/secret"
 (umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET"; echo >>"$SECRET")
-"$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
+timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
   --database "$WORK/hub.sqlite" --grace-seconds 8 >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 until [ -s "$WORK/port" ]; do
@@ -100,22 +102,23 @@ log "hub on 127.0.0.1:$PORT"
 bot_loop() {  # slot scenario [extra bot args...]
   local slot="$1" scenario="$2" run=0
   shift 2
-  while [ ! -e "$WORK/stop" ]; do
+  while [ ! -e "$WORK/stop" ] && kill -0 "$OWNER_PID" 2>/dev/null && [ "$SECONDS" -lt "$DEADLINE" ]; do
     run=$((run + 1))
-    "$BOT" play --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$BIN token --secret-file $SECRET --ttl 600" \
+    timeout --foreground -k 2 45 "$BOT" play --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$BIN token --secret-file $SECRET --ttl 600" \
       --host --players 3 --pace-ms 700 --scenario "$scenario" --user-prefix "$slot-$run" \
       --timeout 40 --json "$@" >>"$WORK/bot-$slot.log" 2>&1
     sleep 0.3
   done
 }
 export -f bot_loop
-export WORK PORT BIN BOT SECRET
+OWNER_PID=$$
+export WORK PORT BIN BOT SECRET OWNER_PID DEADLINE
 setsid bash -c 'bot_loop hotel hotel-check-in' >/dev/null 2>&1 & LOOP_PIDS+=($!)
 setsid bash -c 'bot_loop coffee ordering-coffee --drop-after 4' >/dev/null 2>&1 & LOOP_PIDS+=($!)
 setsid bash -c 'bot_loop doctor at-the-doctor' >/dev/null 2>&1 & LOOP_PIDS+=($!)
 
 # ---- the browser ----
-"$PY" "$ROOT/Tests/Browser/dashboard_check.py" --hub "http://127.0.0.1:$PORT" --token-file "$WORK/admin-token" \
+timeout -k 5 "$DEADLINE" "$PY" "$ROOT/Tests/Browser/dashboard_check.py" --hub "http://127.0.0.1:$PORT" --token-file "$WORK/admin-token" \
   --screenshot "$SCREENSHOT" --watch "$WATCH" --timeout 25 &
 CHECK_PID=$!
 wait "$CHECK_PID"

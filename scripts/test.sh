@@ -7,19 +7,37 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
+bash scripts/lint-scripts.sh
 need_build_debs
+
+# After each suite, no hub or bot built from this checkout may still run: a suite that leaves one
+# behind fails here (and its leftovers are killed so they cannot load the suites after it).
+leftovers() {
+  local pids
+  pids=$(pgrep -f "$PWD/.build/[^ ]*/sessionhub" || true)
+  [ -z "$pids" ] && return 0
+  echo "[test] FAILED: $1 left processes running:" >&2
+  ps -o pid,etime,args -p $(echo $pids | tr ' ' ',') >&2 || true
+  kill -KILL $pids 2>/dev/null || true
+  return 1
+}
 echo "[test] swift build" >&2
 swift build --build-tests
 echo "[test] swift test" >&2
 swift test --skip-build
+leftovers "swift test"
 echo "[test] interop and conformance suites" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/interop.sh
+leftovers "interop"
 echo "[test] hub wire-protocol suite (independent Python client)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
+leftovers "hub-interop"
 echo "[test] crash recovery (kill -9 mid-session, restart, resume, history)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/crash-test.sh
+leftovers "crash-test"
 echo "[test] operator dashboard in headless Chromium (hub + bots)" >&2
 DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" \
   bash scripts/dashboard-test.sh
+leftovers "dashboard-test"
 echo "[test] all passed" >&2
