@@ -12,15 +12,16 @@ if [ -z "${SESSIONHUB_SECRET:-}" ] && [ ! -s "$secret_file" ]; then
   exit 78  # EX_CONFIG
 fi
 
+# Settings of the tree (`sessionhub settings`) come from SESSIONHUB_* variables as they are;
+# the container drains for 10 s unless told otherwise.
+export SESSIONHUB_SERVER_DRAIN_TIMEOUT="${SESSIONHUB_SERVER_DRAIN_TIMEOUT:-10}"
+
 # shellcheck disable=SC2086  # SESSIONHUB_EXTRA_OPTS is a list of options, split on spaces.
 exec /opt/sessionhub/bin/sessionhub serve \
   --host 0.0.0.0 \
   --port "${SESSIONHUB_PORT:-8080}" \
   --database "${SESSIONHUB_DATABASE:-/var/lib/sessionhub/sessionhub.sqlite}" \
   --secret-file "$secret_file" \
-  --grace-seconds "${SESSIONHUB_GRACE_SECONDS:-30}" \
-  --ping-interval "${SESSIONHUB_PING_INTERVAL:-30}" \
-  --drain-timeout "${SESSIONHUB_DRAIN_TIMEOUT:-10}" \
   --log-level "${SESSIONHUB_LOG_LEVEL:-info}" \
   --log-format "${SESSIONHUB_LOG_FORMAT:-json}" \
   ${SESSIONHUB_EXTRA_OPTS:-} \

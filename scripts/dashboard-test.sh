@@ -84,7 +84,7 @@ trap 'exit 143' TERM
 SECRET="$WORK/secret"
 (umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET"; echo >>"$SECRET")
 timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
-  --database "$WORK/hub.sqlite" --grace-seconds 8 >"$WORK/server.log" 2>&1 &
+  --database "$WORK/hub.sqlite" --session-grace-window 8 >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 until [ -s "$WORK/port" ]; do
   if ! kill -0 "$SERVER_PID" 2>/dev/null; then

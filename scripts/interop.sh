@@ -95,7 +95,7 @@ start_server() { # start_server LABEL [extra server args]; sets SERVER_PID and P
   local port_file="$WORK/$label.port" log_file="$WORK/$label.log"
   rm -f "$port_file"
   "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$port_file" --enable-echo --in-memory \
-    --max-message-size "$LIMIT" "$@" >"$log_file" 2>&1 &
+    --websocket-max-message-size "$LIMIT" "$@" >"$log_file" 2>&1 &
   SERVER_PID=$!
   local deadline=$((SECONDS + BOOT_TIMEOUT))
   while [ ! -s "$port_file" ]; do

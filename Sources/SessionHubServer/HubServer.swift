@@ -89,6 +89,7 @@ public final class HubServer: Sendable {
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,
+            handshake: configuration.handshake,
             compression: deflate,
             maxConnections: configuration.maxConnections)
         self.server = WebSocketServer(

@@ -11,7 +11,13 @@ import WebSocketTransport
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the hub (localhost, embedded defaults)."
+        abstract: "Run the hub (localhost, embedded defaults).",
+        discussion: """
+            Every limit and timeout is a setting of the tree that `sessionhub settings` lists with its \
+            default: pass it as a flag (e.g. --session-max-text-length 300), as an environment variable \
+            (SESSIONHUB_SESSION_MAX_TEXT_LENGTH=300) or in a JSON file given with --config \
+            ({"session": {"maxTextLength": 300}}). Flags win over the environment, which wins over the file.
+            """
     )
 
     @Option(help: "Address to bind.")
@@ -29,17 +35,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve the /room/<name> raw relay diagnostic (for the peer benchmark kit).")
     var enableRooms = false
 
-    @Option(help: "Largest WebSocket message in bytes, after decompression; larger ones are refused with close 1009.")
-    var maxMessageSize: Int = 1 << 20
-
     @Flag(inversion: .prefixedNo, help: "Negotiate permessage-deflate.")
     var compression = true
-
-    @Option(help: "Seconds of silence before a keepalive ping; the connection is dropped after two.")
-    var pingInterval: Int = 30
-
-    @Option(help: "Open connections beyond which new ones are closed on accept (default: the open-file limit less 128).")
-    var maxConnections: Int?
 
     @Option(help: "Event loop threads (default: number of cores).")
     var threads: Int = System.coreCount
@@ -56,26 +53,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Directory of extra scenario files (*.json), added to the built-in ones.")
     var scenariosDir: String?
 
-    @Option(help: "Seconds a dropped player's seat is held for them to resume.")
-    var graceSeconds: Int = 30
-
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     @Option(help: "Log format: text (one human-readable line per event) or json (one JSON object per line).")
     var logFormat: LogFormat = .text
 
-    @Option(help: "Seconds to wait on shutdown for connections to finish their close handshake, after every session was ended and saved.")
-    var drainTimeout: Int = 5
+    @Option(help: "JSON file of settings (see `sessionhub settings`); SESSIONHUB_CONFIG names one too.")
+    var config: String?
+
+    @Argument(parsing: .allUnrecognized, help: .hidden)
+    var settings: [String] = []
+
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
-        guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive") }
-        guard pingInterval > 0 else { throw ValidationError("--ping-interval must be positive") }
-        guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
-        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be positive") }
-        guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
     }
@@ -94,14 +87,24 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "sessionhub")
         let secret = try HubSecret.load(file: secretFile)
-        var hubConfiguration = HubConfiguration()
-        hubConfiguration.graceWindowMillis = Int64(graceSeconds) * 1000
         var configuration = HubServerConfiguration(
-            host: host, port: port, enableEcho: enableEcho, enableRooms: enableRooms,
-            maxMessageSize: maxMessageSize, compression: compression,
-            timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads,
-            secret: secret, scenariosDirectory: scenariosDir, hub: hubConfiguration)
-        configuration.maxConnections = maxConnections
+            host: host, port: port, enableEcho: enableEcho, enableRooms: enableRooms, compression: compression,
+            threads: threads, secret: secret, scenariosDirectory: scenariosDir)
+        let sources = SettingsSources(arguments: settings, environment: ProcessInfo.processInfo.environment,
+                                      file: config ?? ProcessInfo.processInfo.environment["SESSIONHUB_CONFIG"])
+        let report: SettingsReport
+        do {
+            report = try await SettingsLoader.load(sources, into: &configuration)
+        } catch {
+            logger.critical("invalid settings", metadata: ["problem": "\(error)"])
+            throw ExitCode(64)
+        }
+        for name in report.unknownEnvironment {
+            logger.warning("environment variable names no setting (see `sessionhub settings`)", metadata: ["name": "\(name)"])
+        }
+        for setting in report.applied {
+            logger.info("setting", metadata: ["key": "\(setting.key)", "value": "\(setting.value)", "from": "\(setting.source)"])
+        }
         let persistence: HubPersistence
         if inMemory {
             persistence = .inMemory()
@@ -123,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                    "version": "\(BuildInfo.version)"])
         let signal = await ShutdownSignal.wait()
         logger.info("shutting down", metadata: ["signal": "\(signal)"])
-        await hub.shutdown(deadline: .seconds(Int64(drainTimeout)))
+        await hub.shutdown(deadline: .seconds(Int64(configuration.drainTimeoutSeconds)))
         logger.info("stopped")
     }
 }

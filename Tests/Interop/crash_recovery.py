@@ -281,7 +281,7 @@ class Run:
         with open(log, "wb") as err, open(os.path.join(self.work, "server%d.out" % n), "wb") as out:
             self.proc = subprocess.Popen(
                 [self.bin, "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", port_file,
-                 "--database", self.db, "--secret-file", self.secret, "--grace-seconds", "30"],
+                 "--database", self.db, "--secret-file", self.secret, "--session-grace-window", "30"],
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
         self.procs.append(self.proc)
         deadline = time.monotonic() + TIMEOUT

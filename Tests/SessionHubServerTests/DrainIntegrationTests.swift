@@ -280,7 +280,7 @@ private final class HubProcess: @unchecked Sendable {
         process.executableURL = binary
         process.currentDirectoryURL = directory
         process.arguments = ["serve", "--port", "0", "--port-file", portFile, "--database", database, "--threads", "2",
-                             "--log-format", "json", "--drain-timeout", "5"]
+                             "--log-format", "json", "--server-drain-timeout", "5"]
         var environment = ProcessInfo.processInfo.environment
         environment["SESSIONHUB_SECRET"] = DrainIntegrationTests.secret
         process.environment = environment

@@ -1,8 +1,13 @@
 import HubDomain
 import NIOCore
+import WebSocket
 import WebSocketTransport
 
-/// Settings of a running hub, from the command line or a test.
+/// Settings of a running hub, from the command line or a test: the root of the settings tree.
+///
+/// Every limit and timeout below (and in the structs it holds) is listed once in
+/// ``SettingsCatalog`` with its key; the default written on the property here (or in its layer's
+/// struct) is the only default.
 public struct HubServerConfiguration: Sendable {
     /// Address to bind. Default 127.0.0.1 (loopback only).
     public var host: String
@@ -12,7 +17,8 @@ public struct HubServerConfiguration: Sendable {
     public var enableEcho: Bool
     /// Serve the `/room/<name>` raw relay used by the peer benchmarks. Default off.
     public var enableRooms: Bool
-    /// Largest WebSocket message accepted, after decompression (close 1009 beyond). Default 1 MiB.
+    /// Largest WebSocket message accepted on the diagnostic endpoints, after decompression
+    /// (close 1009 beyond). Default: ``WebSocket/WebSocketConfiguration``'s, 1 MiB.
     public var maxMessageSize: Int
     /// Whether permessage-deflate may be negotiated. Default on.
     public var compression: Bool
@@ -28,8 +34,15 @@ public struct HubServerConfiguration: Sendable {
     public var hub: HubConfiguration
     /// Per-connection limits of `/ws` (auth timeout, rate limits).
     public var connectionLimits: HubConnectionLimits
-    /// Seconds between two runs of the storage upkeep (retrying failed history writes).
+    /// Seconds between two runs of the storage upkeep (retrying failed history writes). Default 30.
     public var maintenanceIntervalSeconds = 30
+    /// Seconds a graceful shutdown waits for close handshakes once every session was ended and
+    /// saved. Default 5.
+    public var drainTimeoutSeconds = 5
+    /// Output queueing of a connection that reads slowly (watermarks, the slow-consumer cut-off).
+    public var backpressure = WebSocketBackpressure.default
+    /// Opening-handshake rules and header limits of every WebSocket endpoint.
+    public var handshake = ServerHandshakeConfiguration.default
     /// Open TCP connections beyond which new ones are closed on accept; nil: the open-file limit
     /// less a reserve (``WebSocketTransport/WebSocketServerConfiguration/maxConnections``).
     public var maxConnections: Int?
@@ -40,7 +53,7 @@ public struct HubServerConfiguration: Sendable {
         port: Int = 8080,
         enableEcho: Bool = false,
         enableRooms: Bool = false,
-        maxMessageSize: Int = 1 << 20,
+        maxMessageSize: Int = WebSocketConfiguration.default.maxMessageSize,
         compression: Bool = true,
         timeouts: WebSocketTimeouts = .default,
         threads: Int = System.coreCount,

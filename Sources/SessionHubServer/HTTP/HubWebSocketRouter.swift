@@ -17,7 +17,8 @@ struct HubWebSocketRouter: WebSocketRouter {
         let options = WebSocketRouteOptions(
             configuration: WebSocketConfiguration(maxMessageSize: configuration.maxMessageSize),
             allowsCompression: configuration.compression,
-            timeouts: configuration.timeouts)
+            timeouts: configuration.timeouts,
+            backpressure: configuration.backpressure)
         if path == "/ws" {
             return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), options)
         }
