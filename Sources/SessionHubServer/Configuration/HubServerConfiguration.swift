@@ -28,6 +28,8 @@ public struct HubServerConfiguration: Sendable {
     public var hub: HubConfiguration
     /// Per-connection limits of `/ws` (auth timeout, rate limits).
     public var connectionLimits: HubConnectionLimits
+    /// Time rules of bearer tokens (clock skew allowed for `iat`, longest lifetime).
+    public var tokenPolicy = TokenPolicy()
     /// Seconds between two runs of the storage upkeep (retrying failed history writes).
     public var maintenanceIntervalSeconds = 30
     /// Open TCP connections beyond which new ones are closed on accept; nil: the open-file limit
