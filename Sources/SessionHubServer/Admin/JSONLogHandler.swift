@@ -215,7 +215,7 @@ public struct RedactingLogHandler<Inner: LogHandler>: LogHandler {
         scrubbed.error = nil
         var handler = inner
         handler.metadata = [:]
-        handler.metadataProvider = nil
+        if handler.metadataProvider != nil { handler.metadataProvider = nil }
         handler.log(event: scrubbed)
     }
 }

@@ -214,7 +214,7 @@ final class HubConnectionWorker: Sendable {
             throw HubError(.notAllowed, "this connection is authenticated as another user; a renewing auth must name the same sub")
         }
         scheduleExpiry(at: claims.exp, &state)
-        state.logger.debug("token renewed")
+        state.logger.debug("authentication renewed")
         await sendWelcome(user, ref: ref)
     }
 
