@@ -218,11 +218,13 @@ final class HubConnectionWorker: Sendable {
         await sendWelcome(user, ref: ref)
     }
 
-    /// Arms the connection's one expiry timer for `exp` (epoch seconds), replacing the last.
+    /// Arms the connection's one expiry timer for `exp` (epoch seconds), replacing the last. A
+    /// timer is set at most a day ahead (a longer-lived token, allowed by a custom
+    /// ``TokenPolicy``, has its timer re-armed when it fires).
     private func scheduleExpiry(at exp: Int, _ state: inout State) {
         state.expiresAt = exp
         state.expiryTimer?.cancel()
-        let delay = max(0, Self.millis(exp) - runtime.clock.now())
+        let delay = min(86_400_000, max(0, Self.millis(exp) - runtime.clock.now()))
         let inputs = self.inputs
         state.expiryTimer = socket.eventLoop.scheduleTask(in: .milliseconds(delay)) { inputs.yield(.tokenExpired) }
     }
