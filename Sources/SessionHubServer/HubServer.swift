@@ -67,19 +67,20 @@ public final class HubServer: Sendable {
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
-        let operators = OperatorConsole(hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: clock,
+        let tokens = TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy)
+        let operators = OperatorConsole(hub: hub, tokens: tokens, clock: clock,
                                         storage: StorageProbe(persistence), logger: logger)
         self.operators = operators
         let metricsSource = MetricsSource(metrics: metrics, hub: hub, channels: channels)
         self.metricsSource = metricsSource
-        let dashboard = DashboardFeed(console: operators, metrics: metricsSource)
+        let dashboard = DashboardFeed(console: operators, metrics: metricsSource, settings: configuration.dashboard)
         self.dashboard = dashboard
         let dashboardAssets = DashboardAssets.load()
         if let problem = dashboardAssets.problem {
             logger.warning("operator dashboard unavailable", metadata: ["problem": "\(problem)"])
         }
         let runtime = HubRuntime(
-            hub: hub, tokens: TokenAuthority(secret: configuration.secret), clock: hubPorts.clock,
+            hub: hub, tokens: tokens, clock: hubPorts.clock,
             limits: configuration.connectionLimits,
             decoder: ClientMessageDecoder(maxMessageBytes: configuration.connectionLimits.maxMessageBytes),
             logger: logger,
@@ -96,7 +97,7 @@ public final class HubServer: Sendable {
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime, dashboard: dashboard),
             responder: HubHTTPResponder(api: stores.map {
-                HubAPI(tokens: TokenAuthority(secret: configuration.secret), clock: clock, stores: $0)
+                HubAPI(tokens: tokens, clock: clock, stores: $0)
             }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets),
             group: group,
             logger: logger)

@@ -185,6 +185,8 @@ struct BotTable: Sendable {
             return .setup("no live session has the join code \(options.mode.joinCode ?? "?") (\(message))")
         case "session_full":
             return .setup("the session with join code \(options.mode.joinCode ?? "?") is full (\(message))")
+        case "join_locked":
+            return .setup("the hub refuses joins for now after too many wrong join codes (\(message))")
         case "invalid_field":
             return .setup("the hub refused the session settings: \(message) (does --players fit the scenario's maxPlayers?)")
         case "already_in_session", "hub_full":

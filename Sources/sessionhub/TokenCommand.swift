@@ -15,7 +15,7 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "Display name.")
     var name: String
 
-    @Option(help: "Lifetime in seconds.")
+    @Option(help: "Lifetime in seconds (at most 604800, the hub's default longest token lifetime).")
     var ttl: Int = 86_400
 
     @Flag(help: "Mint an operator (admin) token.")
@@ -27,7 +27,13 @@ struct TokenCommand: ParsableCommand {
     func validate() throws {
         guard !user.isEmpty, user.utf8.count <= 128 else { throw ValidationError("--user must be 1 to 128 bytes") }
         guard name.utf8.count <= 128 else { throw ValidationError("--name must be at most 128 bytes") }
-        guard ttl > 0 else { throw ValidationError("--ttl must be positive") }
+        guard !TokenClaims.hasControlCharacters(user), !TokenClaims.hasControlCharacters(name) else {
+            throw ValidationError("--user and --name must not contain control characters (the hub refuses such tokens)")
+        }
+        let longest = TokenPolicy().maxLifetimeSeconds
+        guard ttl > 0, ttl <= longest else {
+            throw ValidationError("--ttl must be 1 to \(longest) seconds (the hub's default longest token lifetime)")
+        }
     }
 
     func run() throws {

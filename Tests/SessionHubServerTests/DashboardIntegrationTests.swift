@@ -268,6 +268,27 @@ struct DashboardIntegrationTests {
         }
     }
 
+    /// Sockets that open the feed and never authenticate (three times the waiting room) take
+    /// none of the operators' places: all 8 operators still get in, and the oldest squatters
+    /// were closed with 1013 to make room.
+    @Test func unauthenticatedFeedsCannotKeepOperatorsOut() async throws {
+        try await HubTestServer.with { port in
+            var squatters: [FeedClient] = []
+            for _ in 0..<48 { squatters.append(try await FeedClient.connect(port: port)) }
+            var operators: [FeedClient] = []
+            for index in 0..<8 {
+                let feed = try await FeedClient.connect(port: port)
+                feed.send(#"{"type":"auth","token":"\#(Self.admin)"}"#)
+                #expect(await feed.next(type: "welcome") != nil, "operator \(index + 1)")
+                operators.append(feed)
+            }
+            let evicted = await squatters[0].closed()
+            #expect(evicted?.code == .tryAgainLater)
+            #expect(evicted?.reason.contains("waiting for auth") == true, "\(evicted?.reason ?? "nil")")
+            for feed in squatters + operators { feed.connection.close() }
+        }
+    }
+
     private static func session(_ id: String, in snapshot: FeedMessage) -> [String: Any]? {
         (snapshot["sessions"] as? [[String: Any]])?.first { $0["sessionId"] as? String == id }
     }

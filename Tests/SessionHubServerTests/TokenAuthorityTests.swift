@@ -37,6 +37,89 @@ import Testing
         #expect(throws: AuthError.self) { try authority.verify(token, now: 1500) }
     }
 
+    @Test func iatMayLieAtMostTheClockSkewAhead() throws {
+        let now = 1_000_000
+        func token(iat: Int) -> String { authority.mint(TokenClaims(sub: "u1", name: "Ana", iat: iat, exp: iat + 3600)) }
+        #expect(authority.policy.maxClockSkewSeconds == 60)
+        #expect(try authority.verify(token(iat: now + 60), now: now).iat == now + 60)
+        #expect(throws: AuthError.notYetValid) { try authority.verify(token(iat: now + 61), now: now) }
+        #expect(throws: AuthError.notYetValid) { try authority.verify(token(iat: now + 10 * 365 * 86_400), now: now) }
+        #expect(AuthError.notYetValid.code == "token_not_yet_valid")
+    }
+
+    @Test func lifetimeIsAtMostTheMaximum() throws {
+        let now = 1_000_000
+        let week = 7 * 86_400
+        #expect(authority.policy.maxLifetimeSeconds == week)
+        let longest = authority.mint(TokenClaims(sub: "u1", name: "Ana", iat: now, exp: now + week))
+        #expect(try authority.verify(longest, now: now).exp == now + week)
+        for (iat, exp) in [(now, now + week + 1), (now, Int.max), (Int.min, Int.max), (0, now + 10)] {
+            let token = authority.mint(TokenClaims(sub: "u1", name: "Ana", iat: iat, exp: exp))
+            #expect(throws: AuthError.lifetimeTooLong, "iat \(iat), exp \(exp)") { try authority.verify(token, now: now) }
+        }
+        #expect(AuthError.lifetimeTooLong.code == "token_lifetime")
+        // The limits are settings.
+        var policy = TokenPolicy()
+        policy.maxLifetimeSeconds = 10
+        policy.maxClockSkewSeconds = 0
+        let strict = TokenAuthority(secret: Array("0123456789abcdef0123456789abcdef".utf8), policy: policy)
+        #expect(throws: AuthError.lifetimeTooLong) { try strict.verify(strict.mint(TokenClaims(sub: "u", name: "", iat: now, exp: now + 11)), now: now) }
+        #expect(throws: AuthError.notYetValid) { try strict.verify(strict.mint(TokenClaims(sub: "u", name: "", iat: now + 1, exp: now + 5)), now: now) }
+    }
+
+    @Test func eachSignatureHasExactlyOneSpelling() throws {
+        let token = authority.mint(claims)
+        let parts = token.split(separator: ".").map(String.init)
+        let signature = parts[2]
+        #expect(signature.count == 43) // 32 bytes: the last character carries 2 unused bits
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let lastCharacter = try #require(signature.last)
+        let last = try #require(alphabet.firstIndex(of: lastCharacter))
+        var accepted: [String] = []
+        for low in 0..<4 {
+            let spelling = String(signature.dropLast()) + String(alphabet[(last & ~3) | low])
+            let candidate = parts[0] + "." + parts[1] + "." + spelling
+            if (try? authority.verify(candidate, now: 1500)) != nil { accepted.append(spelling) }
+            else { #expect(throws: AuthError.malformed) { try authority.verify(candidate, now: 1500) } }
+        }
+        #expect(accepted == [signature])
+        // Padding and other characters are refused too.
+        for bad in [token + "=", parts[0] + "=." + parts[1] + "." + signature, parts[0] + "." + parts[1] + "." + signature + " ",
+                    parts[0] + "." + parts[1] + "." + signature.replacingOccurrences(of: "-", with: "+")] where bad != token {
+            #expect(throws: AuthError.self) { try authority.verify(bad, now: 1500) }
+        }
+    }
+
+    @Test func base64URLDecodesExactlyWhatItEncodes() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let text = Base64URL.encode(bytes)
+            #expect(Base64URL.decode(Substring(text)) == bytes, "\(length) bytes")
+        }
+        #expect(Base64URL.decode("QQ") == [0x41])
+        #expect(Base64URL.decode("QR") == nil)   // non-zero trailing bits
+        #expect(Base64URL.decode("QUI") == [0x41, 0x42])
+        #expect(Base64URL.decode("QUJ") == nil)
+        #expect(Base64URL.decode("QQ==") == nil)
+        #expect(Base64URL.decode("Q") == nil)
+        #expect(Base64URL.decode("QU+/") == nil)
+    }
+
+    @Test(arguments: ["ana\nINFO forged line", "\u{1B}[31mred", "tab\there", "del\u{7F}", "nel\u{85}", "csi\u{9B}2J", "nul\u{0}"])
+    func controlCharactersInSubOrNameAreRefused(text: String) {
+        let inName = authority.mint(TokenClaims(sub: "u1", name: text, iat: 1000, exp: 2000))
+        let inSub = authority.mint(TokenClaims(sub: text, name: "Ana", iat: 1000, exp: 2000))
+        #expect(throws: AuthError.controlCharacters) { try authority.verify(inName, now: 1500) }
+        #expect(throws: AuthError.controlCharacters) { try authority.verify(inSub, now: 1500) }
+        #expect(AuthError.controlCharacters.code == "token_control_characters")
+    }
+
+    @Test func printableUnicodeNamesAreFine() throws {
+        let token = authority.mint(TokenClaims(sub: "u-ñ", name: "Zoë 🌍 «José» 李", iat: 1000, exp: 2000))
+        #expect(try authority.verify(token, now: 1500).name == "Zoë 🌍 «José» 李")
+    }
+
     @Test func hmacMatchesRFC4231Case2() {
         let mac = HMACSHA256.mac(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))
         let hex = mac.map { String(format: "%02x", $0) }.joined()

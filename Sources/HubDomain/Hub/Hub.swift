@@ -14,12 +14,15 @@ public actor Hub {
     /// requests in flight.
     private var membership: [String: String] = [:]
     private var draining = false
+    /// Failed joins per user and per client address, across connections.
+    private var joinFailures: JoinFailureLedger
 
     /// Creates an empty hub.
     public init(catalog: ScenarioCatalog, configuration: HubConfiguration = HubConfiguration(), ports: HubPorts) {
         self.catalog = catalog
         self.configuration = configuration
         self.ports = ports
+        self.joinFailures = JoinFailureLedger(configuration: configuration)
     }
 
     // MARK: Entering sessions
@@ -44,10 +47,21 @@ public actor Hub {
     }
 
     /// Joins the shared session with `code` (case-insensitive; spaces and dashes ignored).
-    public func join(user: HubUser, code: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
+    ///
+    /// A code that names no live session counts against the failure budgets of `user` and of
+    /// `address` (an opaque key for the client's address, nil when unknown); once one is spent,
+    /// joins are refused with ``HubError/Code/joinLocked`` for the lockout (``JoinFailureLedger``).
+    public func join(user: HubUser, code: String, address: String? = nil, link: any ParticipantLink,
+                     ref: String?) async throws(HubError) -> LiveSession {
         try requireNotDraining()
+        let now = ports.clock.now()
+        if case .locked(let millis) = joinFailures.admit(user: user.id, address: address, now: now) {
+            let seconds = Int((millis + 999) / 1000)
+            throw HubError(.joinLocked, "too many failed join attempts; try again in \(seconds) s", retryAfterSeconds: seconds)
+        }
         let normalized = Self.normalize(code: code)
         guard let id = codes[normalized], let session = sessions[id] else {
+            _ = joinFailures.recordFailure(user: user.id, address: address, now: now)
             throw HubError(.unknownJoinCode, "no live session has this join code")
         }
         try reserve(user.id, for: id)
@@ -159,6 +173,11 @@ public actor Hub {
 
     /// How many sessions are live.
     public var liveSessionCount: Int { sessions.count }
+
+    /// Failed joins counted and lockouts begun since the hub started (``JoinFailureLedger``).
+    public var joinFailureCounts: (failures: Int, lockouts: Int) {
+        (joinFailures.failureCount, joinFailures.lockoutCount)
+    }
 
     // MARK: Internals
 

@@ -18,6 +18,19 @@ public struct HubConfiguration: Sendable {
     public var replayBufferSize = 4096
     /// Join code length (alphabet of 31 unambiguous characters). Default 6 (≈ 8.9 × 10⁸ codes).
     public var joinCodeLength = 6
+    /// Window in which failed joins (a code that names no live session) are counted, ms.
+    /// Default 5 minutes. See ``JoinFailureLedger``.
+    public var joinFailureWindowMillis: Int64 = 300_000
+    /// Failed joins by one user (any connection) within the window before that user is locked
+    /// out of joining. Default 10.
+    public var maxJoinFailuresPerUser = 10
+    /// Failed joins from one client address (any user, any connection) within the window before
+    /// that address is locked out of joining. Default 30 (higher than per user: several players
+    /// may share an address behind a NAT).
+    public var maxJoinFailuresPerAddress = 30
+    /// How long a locked-out user or address is refused every join (`join_locked`), ms.
+    /// Default 15 minutes.
+    public var joinLockoutMillis: Int64 = 900_000
 
     /// The defaults.
     public init() {}

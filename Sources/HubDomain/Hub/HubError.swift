@@ -21,6 +21,7 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidIssueType = "invalid_issue_type"
         case sessionLimit = "session_limit"
         case rateLimited = "rate_limited"
+        case joinLocked = "join_locked"
         case hubFull = "hub_full"
         case storageUnavailable = "storage_unavailable"
         case unsupportedVersion = "unsupported_version"
@@ -28,11 +29,14 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    /// Seconds after which the same request may succeed (``Code/joinLocked``); nil otherwise.
+    public var retryAfterSeconds: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

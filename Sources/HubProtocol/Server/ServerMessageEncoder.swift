@@ -114,14 +114,15 @@ public enum ServerMessageEncoder {
         return w.output
     }
 
-    /// `error{code, message, ref}`.
-    public static func error(code: String, message: String, ref: String?) -> String {
+    /// `error{code, message, ref}`, with `retryAfter` (seconds) when the refusal lifts in time.
+    public static func error(code: String, message: String, ref: String?, retryAfter: Int? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("type", "error")
         w.optionalField("ref", ref)
         w.field("code", code)
         w.field("message", message)
+        if let retryAfter { w.field("retryAfter", retryAfter) }
         w.endObject()
         return w.output
     }

@@ -17,7 +17,9 @@ import Darwin
 /// Keys always come in that order; `metadata` is an object (empty when there is none), nested
 /// metadata stays nested, and an attached error comes as `"error"`. Every message and metadata
 /// value goes through ``LogRedaction`` first, so a bearer token, a JWT or a `token=` query that
-/// slipped into a log call is written as `[redacted]`.
+/// slipped into a log call is written as `[redacted]`. Every control character (C0, DEL, C1,
+/// U+2028, U+2029) in any string is a JSON `\u` escape, so a line never breaks and never carries a
+/// terminal escape (``LogEscaping``).
 public struct JSONLogHandler: LogHandler {
     /// Where the lines go.
     public struct Sink: Sendable {
@@ -146,7 +148,8 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// Appends `text` as a JSON string literal.
+    /// Appends `text` as a JSON string literal, every character of ``LogEscaping/needsEscape(_:)``
+    /// escaped.
     static func appendString(_ text: String, to out: inout String) {
         out += "\""
         for scalar in text.unicodeScalars {
@@ -156,7 +159,7 @@ public struct JSONLogHandler: LogHandler {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where LogEscaping.needsEscape(scalar):
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
@@ -167,7 +170,9 @@ public struct JSONLogHandler: LogHandler {
 }
 
 /// Wraps another handler (the plain-text `StreamLogHandler` of `--log-format text`) so that
-/// its messages and metadata go through ``LogRedaction`` too.
+/// its messages and metadata go through ``LogRedaction`` and then ``LogEscaping`` too: the
+/// inner handler gets one event whose metadata is already merged (its own, the provider's, the
+/// call's and an attached error, as `error.message` / `error.type`), redacted and escaped.
 public struct RedactingLogHandler<Inner: LogHandler>: LogHandler {
     private var inner: Inner
 
@@ -197,11 +202,20 @@ public struct RedactingLogHandler<Inner: LogHandler>: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        var merged = inner.metadata
+        if let provided = inner.metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+        if let error = event.error {
+            merged["error.message"] = "\(error)"
+            merged["error.type"] = "\(String(reflecting: type(of: error)))"
+        }
         var scrubbed = event
-        scrubbed.message = "\(LogRedaction.scrub(event.message.description))"
-        scrubbed.metadata = event.metadata.map(LogRedaction.redact)
+        scrubbed.message = "\(LogEscaping.escape(LogRedaction.scrub(event.message.description)))"
+        scrubbed.metadata = merged.isEmpty ? nil : LogEscaping.escape(LogRedaction.redact(merged))
+        scrubbed.error = nil
         var handler = inner
-        handler.metadata = LogRedaction.redact(inner.metadata)
+        handler.metadata = [:]
+        if handler.metadataProvider != nil { handler.metadataProvider = nil }
         handler.log(event: scrubbed)
     }
 }

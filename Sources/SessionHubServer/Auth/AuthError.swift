@@ -12,6 +12,12 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
     case expired
     /// Claims missing or invalid (empty `sub`, over-long fields).
     case invalidClaims
+    /// A control character (C0, DEL or C1) in `sub` or `name`.
+    case controlCharacters
+    /// `iat` later than now plus the allowed clock skew (``TokenPolicy/maxClockSkewSeconds``).
+    case notYetValid
+    /// `exp - iat` over ``TokenPolicy/maxLifetimeSeconds``.
+    case lifetimeTooLong
 
     /// A stable snake_case code.
     public var code: String {
@@ -22,6 +28,9 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badSignature: return "token_signature"
         case .expired: return "token_expired"
         case .invalidClaims: return "token_claims"
+        case .controlCharacters: return "token_control_characters"
+        case .notYetValid: return "token_not_yet_valid"
+        case .lifetimeTooLong: return "token_lifetime"
         }
     }
 
@@ -34,6 +43,9 @@ public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
         case .badSignature: return "invalid token signature"
         case .expired: return "token expired"
         case .invalidClaims: return "invalid token claims"
+        case .controlCharacters: return "control characters in sub or name"
+        case .notYetValid: return "token issued in the future (iat)"
+        case .lifetimeTooLong: return "token lifetime (exp - iat) too long"
         }
     }
 }

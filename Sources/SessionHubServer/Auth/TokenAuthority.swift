@@ -3,10 +3,13 @@ import Foundation
 /// Mints and verifies HS256 JWTs signed with the hub's secret.
 public struct TokenAuthority: Sendable {
     private let key: [UInt8]
+    /// The time rules tokens are checked against.
+    public let policy: TokenPolicy
 
-    /// An authority for `secret` (at least 16 bytes).
-    public init(secret: [UInt8]) {
+    /// An authority for `secret` (at least 16 bytes) checking tokens against `policy`.
+    public init(secret: [UInt8], policy: TokenPolicy = TokenPolicy()) {
         self.key = secret
+        self.policy = policy
     }
 
     private static let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
@@ -21,7 +24,10 @@ public struct TokenAuthority: Sendable {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Checks the signature, algorithm and expiry of `token` at `now` (seconds since the epoch).
+    /// Checks `token` at `now` (seconds since the epoch), in this order: shape (three parts of
+    /// canonical base64url), algorithm, signature, claims (`sub` 1–128 bytes, `name` ≤ 128
+    /// bytes, neither with a control character), `exp` > now, `iat` ≤ now + the allowed skew,
+    /// and `exp - iat` ≤ the longest lifetime (``TokenPolicy``).
     public func verify(_ token: String, now: Int) throws(AuthError) -> TokenClaims {
         guard token.utf8.count <= 4096 else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -37,7 +43,11 @@ public struct TokenAuthority: Sendable {
         guard HMACSHA256.constantTimeEquals(expected, signature) else { throw .badSignature }
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else { throw .invalidClaims }
         guard !claims.sub.isEmpty, claims.sub.utf8.count <= 128, claims.name.utf8.count <= 128 else { throw .invalidClaims }
+        guard !claims.hasControlCharacters else { throw .controlCharacters }
         guard claims.exp > now else { throw .expired }
+        guard claims.iat <= now.addingReportingOverflow(policy.maxClockSkewSeconds).partialValue else { throw .notYetValid }
+        let lifetime = claims.exp.subtractingReportingOverflow(claims.iat)
+        guard !lifetime.overflow, lifetime.partialValue <= policy.maxLifetimeSeconds else { throw .lifetimeTooLong }
         return claims
     }
 }

@@ -22,4 +22,15 @@ public struct TokenClaims: Codable, Sendable, Hashable {
 
     /// Whether this is an operator token.
     public var isAdmin: Bool { role == "admin" }
+
+    /// Whether `sub` or `name` holds a control character (C0, DEL or C1), which a token may
+    /// not carry: they would reach logs and other players' screens.
+    public var hasControlCharacters: Bool {
+        Self.hasControlCharacters(sub) || Self.hasControlCharacters(name)
+    }
+
+    /// Whether `text` holds a C0 (U+0000–U+001F), DEL (U+007F) or C1 (U+0080–U+009F) character.
+    public static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }
+    }
 }

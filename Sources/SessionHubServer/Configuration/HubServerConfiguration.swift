@@ -34,6 +34,10 @@ public struct HubServerConfiguration: Sendable {
     public var hub: HubConfiguration
     /// Per-connection limits of `/ws` (auth timeout, rate limits).
     public var connectionLimits: HubConnectionLimits
+    /// Bounds of the operator dashboard's live feed.
+    public var dashboard = DashboardFeedSettings()
+    /// Time rules of bearer tokens (clock skew allowed for `iat`, longest lifetime).
+    public var tokenPolicy = TokenPolicy()
     /// Seconds between two runs of the storage upkeep (retrying failed history writes). Default 30.
     public var maintenanceIntervalSeconds = 30
     /// Seconds a graceful shutdown waits for close handshakes once every session was ended and

@@ -7,7 +7,7 @@
 /// verbatim (a test compares them).
 public enum SettingsCatalog {
     /// The settings, grouped by the first component of their keys.
-    public static let all: [Setting] = server + webSocket + connection + session
+    public static let all: [Setting] = server + webSocket + connection + session + join + token + dashboard
 
     /// The one setting with `key`, if any.
     public static func setting(_ key: String) -> Setting? { all.first { $0.key == key } }
@@ -110,5 +110,44 @@ public enum SettingsCatalog {
         Setting("session.joinCodeLength", \.hub.joinCodeLength, .integer, unit: "characters", range: 4...16,
                 summary: "Length of a join code (31-character alphabet).",
                 onBreach: "—"),
+    ]
+
+    static let join: [Setting] = [
+        Setting("join.failureWindow", \.hub.joinFailureWindowMillis, .secondsAsMilliseconds, unit: "seconds", range: 1...86_400,
+                summary: "Window in which failed joins (a code that names no live session) are counted, per user and per client address, across connections.",
+                onBreach: "—"),
+        Setting("join.maxFailuresPerUser", \.hub.maxJoinFailuresPerUser, .integer, unit: "failures", range: 1...100_000,
+                summary: "Failed joins of one user within the window before that user is locked out of joining.",
+                onBreach: "`join_locked` with `retryAfter`; `sessionhub_join_lockouts_total`"),
+        Setting("join.maxFailuresPerAddress", \.hub.maxJoinFailuresPerAddress, .integer, unit: "failures", range: 1...100_000,
+                summary: "Failed joins from one client address (any user) within the window before that address is locked out of joining.",
+                onBreach: "`join_locked` with `retryAfter`; `sessionhub_join_lockouts_total`"),
+        Setting("join.lockout", \.hub.joinLockoutMillis, .secondsAsMilliseconds, unit: "seconds", range: 1...604_800,
+                summary: "How long a locked-out user or address is refused every join, even with a right code.",
+                onBreach: "`join_locked` with `retryAfter`"),
+    ]
+
+    static let token: [Setting] = [
+        Setting("token.maxClockSkew", \.tokenPolicy.maxClockSkewSeconds, .wholeSeconds, unit: "seconds", range: 0...3600,
+                summary: "How far in the future a token's `iat` may lie.",
+                onBreach: "close 1008 `token_not_yet_valid` (HTTP 401)"),
+        Setting("token.maxLifetime", \.tokenPolicy.maxLifetimeSeconds, .wholeSeconds, unit: "seconds", range: 60...31_536_000,
+                summary: "Longest lifetime a token may claim, `exp - iat`.",
+                onBreach: "close 1008 `token_lifetime` (HTTP 401)"),
+    ]
+
+    static let dashboard: [Setting] = [
+        Setting("dashboard.maxFeeds", \.dashboard.maxConnections, .integer, unit: "feeds", range: 1...1000,
+                summary: "Authenticated operator feeds (`/admin/feed`) open at once.",
+                onBreach: "close 1013"),
+        Setting("dashboard.maxPendingFeeds", \.dashboard.maxPendingConnections, .integer, unit: "feeds", range: 1...10_000,
+                summary: "Feeds still waiting for their `auth` message; they never take an operator's place.",
+                onBreach: "the oldest waiting feed is closed with 1013"),
+        Setting("dashboard.authTimeout", \.dashboard.authTimeout, .seconds, unit: "seconds", range: 0.1...600,
+                summary: "Time a feed has to send its `auth` message.",
+                onBreach: "close 1008 `auth_timeout`"),
+        Setting("dashboard.maxMessageBytes", \.dashboard.maxMessageBytes, .integer, unit: "bytes", range: 1024...Double(1 << 20),
+                summary: "Largest message a feed client may send (its `auth`).",
+                onBreach: "close 1009, from the frame header"),
     ]
 }

@@ -9,10 +9,13 @@ import WebSocketTransport
 /// The live feed behind the operator dashboard: `GET /admin/feed` (WebSocket).
 ///
 /// A connection authenticates with its first message, `{"type":"auth","token":"<admin JWT>"}`
-/// (never in the URL, which proxies log), within ``Settings/authTimeout``. A missing, bad,
-/// expired or non-admin token closes it with **1008** and a reason `<code>: <message>`; past
-/// ``Settings/maxConnections`` open feeds a new one is closed with **1013**. Once in, it gets a
-/// `welcome`, then a `snapshot` every ``Settings/interval`` until it closes (or its token
+/// (never in the URL, which proxies log), within ``DashboardFeedSettings/authTimeout``. A missing, bad,
+/// expired or non-admin token closes it with **1008** and a reason `<code>: <message>`. Only
+/// authenticated feeds take one of the ``DashboardFeedSettings/maxConnections`` operators' places (past them a
+/// new one is closed with **1013**); feeds still waiting for their `auth` are bounded apart
+/// (``DashboardFeedSettings/maxPendingConnections``, the oldest waiting one closed with 1013 to let a new one
+/// in), so unauthenticated sockets can never keep an operator out. Once in, it gets a
+/// `welcome`, then a `snapshot` every ``DashboardFeedSettings/interval`` until it closes (or its token
 /// expires: 1008 `token_expired`). The format is in docs/DASHBOARD.md.
 ///
 /// One snapshot is built per tick for all feeds (server figures, and every live session with
@@ -20,24 +23,6 @@ import WebSocketTransport
 /// encoded once and sent to each; the ticking stops when no feed is left. Messages per second
 /// come from the differences of the `/metrics` counters between ticks.
 final class DashboardFeed: Sendable {
-    /// Bounds of the feed.
-    struct Settings: Sendable {
-        /// Feed connections open at once (authenticated or not).
-        var maxConnections = 8
-        /// Time between snapshots.
-        var interval: Duration = .seconds(1)
-        /// Sessions listed in one snapshot (the most recently active when there are more).
-        var maxSessions = 50
-        /// The last lines of each session sent.
-        var recentLines = 8
-        /// The last recasts of each session sent.
-        var recentRecasts = 4
-        /// Time allowed for the `auth` message.
-        var authTimeout: TimeAmount = .seconds(10)
-        /// Largest message a feed client may send (an `auth` with a token of at most 4 KiB).
-        var maxMessageBytes = 8 * 1024
-    }
-
     /// Why a feed was refused (its close code and reason).
     struct Refusal: Error, Sendable, Equatable {
         var code: WebSocketCloseCode
@@ -58,9 +43,28 @@ final class DashboardFeed: Sendable {
         var repliesOut: Double
     }
 
+    /// A feed admitted that has not authenticated yet.
+    private struct Pending: Sendable {
+        let socket: WebSocketSocket
+        /// Admission order: the smallest is the oldest.
+        let order: UInt64
+    }
+
+    /// What ``admit(_:)`` decided.
+    enum Admission: Sendable {
+        /// Refused: close the new feed with this.
+        case refused(Refusal)
+        /// Admitted; `evicted`, when not nil, is the oldest waiting feed, which made room and
+        /// must be closed with the refusal given.
+        case admitted(evicted: (socket: WebSocketSocket, refusal: Refusal)?)
+    }
+
     private struct State: Sendable {
-        /// Feed connections admitted (authenticated or not).
-        var open = 0
+        /// Feeds admitted that have not authenticated yet.
+        var pending: [UInt64: Pending] = [:]
+        var admissions: UInt64 = 0
+        /// Feeds holding an operator's place (authenticated; subscribed once welcomed).
+        var places: Set<UInt64> = []
         var subscribers: [UInt64: Subscriber] = [:]
         var ticking = false
         var stopped = false
@@ -70,11 +74,11 @@ final class DashboardFeed: Sendable {
     }
 
     let console: OperatorConsole
-    let settings: Settings
+    let settings: DashboardFeedSettings
     private let metrics: MetricsSource?
     private let state = Mutex(State())
 
-    init(console: OperatorConsole, metrics: MetricsSource?, settings: Settings = Settings()) {
+    init(console: OperatorConsole, metrics: MetricsSource?, settings: DashboardFeedSettings = DashboardFeedSettings()) {
         self.console = console
         self.metrics = metrics
         self.settings = settings
@@ -87,24 +91,49 @@ final class DashboardFeed: Sendable {
 
     // MARK: Connections
 
-    /// Takes one of the ``Settings/maxConnections`` places; the refusal when none is free or the
-    /// server is stopping.
-    func admit() -> Refusal? {
+    private var placesTaken: Refusal {
+        Refusal(code: .tryAgainLater, reason: "too many dashboard feeds (at most \(settings.maxConnections))")
+    }
+
+    /// Admits a new feed to wait for its `auth`: refused when the server is stopping or every
+    /// operator's place is taken; when ``DashboardFeedSettings/maxPendingConnections`` feeds wait already,
+    /// the oldest of them gives up its room.
+    func admit(_ socket: WebSocketSocket) -> Admission {
         state.withLock { state in
-            if state.stopped { return Refusal(code: .goingAway, reason: "server shutting down") }
-            guard state.open < settings.maxConnections else {
-                return Refusal(code: .tryAgainLater, reason: "too many dashboard feeds (at most \(settings.maxConnections))")
+            if state.stopped { return .refused(Refusal(code: .goingAway, reason: "server shutting down")) }
+            guard state.places.count < settings.maxConnections else { return .refused(placesTaken) }
+            var evicted: (WebSocketSocket, Refusal)?
+            if state.pending.count >= max(1, settings.maxPendingConnections),
+               let oldest = state.pending.values.min(by: { $0.order < $1.order }) {
+                state.pending[oldest.socket.id] = nil
+                evicted = (oldest.socket, Refusal(code: .tryAgainLater,
+                                                  reason: "too many dashboard feeds waiting for auth; the oldest is closed"))
             }
-            state.open += 1
-            return nil
+            state.admissions += 1
+            state.pending[socket.id] = Pending(socket: socket, order: state.admissions)
+            return .admitted(evicted: evicted)
         }
     }
 
-    /// Gives back the place of a feed admitted with ``admit()`` once it closed.
+    /// Forgets a feed admitted with ``admit(_:)`` once it closed, giving back its place or room.
     func release(_ socket: WebSocketSocket) {
         state.withLock { state in
-            state.open = max(0, state.open - 1)
+            state.pending[socket.id] = nil
+            state.places.remove(socket.id)
             state.subscribers[socket.id] = nil
+        }
+    }
+
+    /// Moves a waiting feed that authenticated into one of the operators' places; the refusal
+    /// when every place is taken or the feed no longer waits (it made room for a newer one).
+    func takePlace(_ socket: WebSocketSocket) -> Refusal? {
+        state.withLock { state in
+            guard state.pending.removeValue(forKey: socket.id) != nil else {
+                return Refusal(code: .tryAgainLater, reason: "too many dashboard feeds waiting for auth; the oldest is closed")
+            }
+            guard state.places.count < settings.maxConnections else { return placesTaken }
+            state.places.insert(socket.id)
+            return nil
         }
     }
 
@@ -127,8 +156,8 @@ final class DashboardFeed: Sendable {
         return .success(claims)
     }
 
-    /// Adds an authenticated feed: sends `welcome` and the latest snapshot, and starts the
-    /// ticking if it was idle.
+    /// Adds an authenticated feed that took a place (``takePlace(_:)``): sends `welcome` and the
+    /// latest snapshot, and starts the ticking if it was idle.
     func subscribe(_ socket: WebSocketSocket, claims: TokenClaims) {
         let welcome: [String: Any] = [
             "type": "welcome",
@@ -342,11 +371,19 @@ final class DashboardFeedEndpoint: WebSocketEndpoint {
     }
 
     func webSocketDidOpen(_ socket: WebSocketSocket) {
-        if let refusal = feed.admit() {
+        switch feed.admit(socket) {
+        case .refused(let refusal):
             feed.console.logger.info("connection refused", metadata: ["conn": "\(socket.id)", "code": "\(refusal.code.rawValue)",
                                                                       "endpoint": "dashboard"])
             socket.close(code: refusal.code, reason: refusal.reason)
             return
+        case .admitted(let evicted):
+            if let evicted {
+                feed.console.logger.info("connection refused", metadata: [
+                    "conn": "\(evicted.socket.id)", "code": "\(evicted.refusal.code.rawValue)", "endpoint": "dashboard",
+                ])
+                evicted.socket.close(code: evicted.refusal.code, reason: evicted.refusal.reason)
+            }
         }
         admitted = true
         authTimer = socket.eventLoop.scheduleTask(in: feed.settings.authTimeout) {
@@ -362,7 +399,9 @@ final class DashboardFeedEndpoint: WebSocketEndpoint {
         }
         authTimer?.cancel()
         authTimer = nil
-        switch feed.authenticate(String(buffer: buffer)) {
+        switch feed.authenticate(String(buffer: buffer)).flatMap({ claims in
+            feed.takePlace(socket).map { Result.failure($0) } ?? .success(claims)
+        }) {
         case .success(let claims):
             authenticated = true
             feed.subscribe(socket, claims: claims)

@@ -20,7 +20,8 @@ struct HubWebSocketRouter: WebSocketRouter {
             timeouts: configuration.timeouts,
             backpressure: configuration.backpressure)
         if path == "/ws" {
-            return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), options)
+            return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request),
+                                       clientAddress: Self.clientAddress(remoteAddress)), options)
         }
         if path == "/admin/feed" {
             guard let dashboard else { return .reject(.notFound, "no WebSocket endpoint at /admin/feed") }
@@ -41,6 +42,13 @@ struct HubWebSocketRouter: WebSocketRouter {
             return .accept(RoomEndpoint(relay: rooms, room: name), options)
         }
         return .reject(.notFound, "no WebSocket endpoint at \(path.prefix(100))")
+    }
+
+    /// The key the hub counts a client's failed joins under: the IP address of the connection
+    /// (without the port), nil when unknown. The one place that decides what "a client address"
+    /// is, so a proxy-aware address can replace the peer's here.
+    static func clientAddress(_ remoteAddress: SocketAddress?) -> String? {
+        remoteAddress?.ipAddress
     }
 
     /// Checks the bearer token of the upgrade (`Authorization: Bearer …` or `?token=`); nil when

@@ -8,4 +8,6 @@ enum ConnectionInput: Sendable {
     case detached(generation: Int, reason: DetachReason)
     /// The time to authenticate ran out.
     case authTimeout
+    /// The connection's expiry timer fired (its token's `exp`, unless renewed since).
+    case tokenExpired
 }

@@ -1,26 +1,39 @@
 import HubDomain
 import HubProtocol
 import Logging
+import NIOCore
 import WebSocket
 import WebSocketTransport
 
 /// Processes one connection's messages strictly in order: authentication first, then lobby
 /// requests (scenarios, start, host, join, resume) and in-session requests, each checked
 /// against the connection's rate limits. Lives in one task; nothing else touches its state.
+///
+/// The connection lives as long as its token: one timer per connection fires at the token's
+/// `exp` and closes it (1008 `token_expired`) unless an `auth` with a fresh token of the same
+/// user renewed it in between.
 final class HubConnectionWorker: Sendable {
     private let socket: WebSocketSocket
     private let runtime: HubRuntime
     private let inputs: AsyncStream<ConnectionInput>.Continuation
+    /// The client's address as an opaque key (failed joins are counted per address), or nil.
+    private let clientAddress: String?
 
-    init(socket: WebSocketSocket, runtime: HubRuntime, inputs: AsyncStream<ConnectionInput>.Continuation) {
+    init(socket: WebSocketSocket, runtime: HubRuntime, inputs: AsyncStream<ConnectionInput>.Continuation,
+         clientAddress: String? = nil) {
         self.socket = socket
         self.runtime = runtime
         self.inputs = inputs
+        self.clientAddress = clientAddress
     }
 
     /// The worker's mutable state, owned by ``run(_:authenticatedAs:)``'s task.
     private struct State {
         var user: HubUser?
+        /// The `exp` of the token the connection is authenticated with (epoch seconds).
+        var expiresAt = 0
+        /// Fires at `expiresAt` (``ConnectionInput/tokenExpired``).
+        var expiryTimer: Scheduled<Void>?
         /// The session this connection plays in; its id goes on every log line of the connection.
         var session: LiveSession? {
             didSet { logger[metadataKey: "session"] = session.map { .string($0.id) } }
@@ -55,8 +68,12 @@ final class HubConnectionWorker: Sendable {
                 if generation == state.generation { state.session = nil }
             case .authTimeout:
                 if state.user == nil { close(.policyViolation, "auth_timeout: no token within \(limits.authTimeoutSeconds) s", &state) }
+            case .tokenExpired:
+                // A renewal may have moved the expiry after this timer was armed: then re-arm.
+                if state.user != nil, isUnexpired(&state) { scheduleExpiry(at: state.expiresAt, &state) }
             }
         }
+        state.expiryTimer?.cancel()
         if let user = state.user { runtime.channels.remove(socket, of: user.id) }
         if let session = state.session, let user = state.user {
             await session.disconnected(userId: user.id, linkId: socket.id)
@@ -67,6 +84,7 @@ final class HubConnectionWorker: Sendable {
 
     private func handle(_ text: String, _ state: inout State) async {
         let now = runtime.clock.now()
+        if state.user != nil, !isUnexpired(&state) { return }
         if state.user == nil, text.utf8.count > runtime.limits.maxMessageBytes {
             return close(.policyViolation, "auth_required: the first message must be auth", &state)
         }
@@ -106,7 +124,7 @@ final class HubConnectionWorker: Sendable {
         do throws(HubError) {
             try await dispatch(message, user: user, now: now, &state)
         } catch {
-            fail(error.code.rawValue, error.message, ref: message.id, &state)
+            fail(error.code.rawValue, error.message, ref: message.id, retryAfter: error.retryAfterSeconds, &state)
         }
     }
 
@@ -119,8 +137,8 @@ final class HubConnectionWorker: Sendable {
                 throw HubError(.unsupportedVersion, "unsupported protocolVersion \(version); this hub speaks \(ProtocolVersion.current)")
             }
             await sendWelcome(user, ref: ref)
-        case .auth:
-            throw HubError(.notAllowed, "this connection is already authenticated")
+        case .auth(let token):
+            try await renew(token, user: user, ref: ref, &state)
         case .scenarios:
             send(ServerMessageEncoder.scenarios(hub.catalog.all, ref: ref))
         case .ping:
@@ -137,7 +155,7 @@ final class HubConnectionWorker: Sendable {
             try requireLobby(state)
             guard state.joins.take(now: now) else { throw HubError(.rateLimited, "too many join attempts; wait a minute") }
             let link = nextLink(&state)
-            state.session = try await hub.join(user: user, code: code, link: link, ref: ref)
+            state.session = try await hub.join(user: user, code: code, address: clientAddress, link: link, ref: ref)
         case .resume(let token, let lastSeq):
             try requireLobby(state)
             guard state.joins.take(now: now) else { throw HubError(.rateLimited, "too many resume attempts; wait a minute") }
@@ -177,7 +195,52 @@ final class HubConnectionWorker: Sendable {
         runtime.channels.add(socket, of: user.id)
         state.logger[metadataKey: "user"] = "\(user.id)"
         state.logger.debug("authenticated")
+        scheduleExpiry(at: claims.exp, &state)
         await sendWelcome(user, ref: ref)
+    }
+
+    /// `auth` on an authenticated connection: a valid token of the same user moves the
+    /// connection's expiry to its `exp` and is answered with `welcome`; any other is refused
+    /// (`not_allowed`) and the connection keeps its current token.
+    private func renew(_ token: String, user: HubUser, ref: String?, _ state: inout State) async throws(HubError) {
+        let claims: TokenClaims
+        do {
+            claims = try runtime.tokens.verify(token, now: Int(runtime.clock.now() / 1000))
+        } catch {
+            throw HubError(.notAllowed, "this connection is authenticated; a renewing auth needs a valid token "
+                           + "(\(error.code): \(error))")
+        }
+        guard claims.sub == user.id else {
+            throw HubError(.notAllowed, "this connection is authenticated as another user; a renewing auth must name the same sub")
+        }
+        scheduleExpiry(at: claims.exp, &state)
+        state.logger.debug("authentication renewed")
+        await sendWelcome(user, ref: ref)
+    }
+
+    /// Arms the connection's one expiry timer for `exp` (epoch seconds), replacing the last. A
+    /// timer is set at most a day ahead (a longer-lived token, allowed by a custom
+    /// ``TokenPolicy``, has its timer re-armed when it fires).
+    private func scheduleExpiry(at exp: Int, _ state: inout State) {
+        state.expiresAt = exp
+        state.expiryTimer?.cancel()
+        let delay = min(86_400_000, max(0, Self.millis(exp) - runtime.clock.now()))
+        let inputs = self.inputs
+        state.expiryTimer = socket.eventLoop.scheduleTask(in: .milliseconds(delay)) { inputs.yield(.tokenExpired) }
+    }
+
+    /// Whether the connection's token is still valid; when not, closes the connection with
+    /// 1008 `token_expired`.
+    private func isUnexpired(_ state: inout State) -> Bool {
+        if Self.millis(state.expiresAt) > runtime.clock.now() { return true }
+        close(.policyViolation, "token_expired: token expired", &state)
+        return false
+    }
+
+    /// Epoch seconds as epoch milliseconds, saturating.
+    private static func millis(_ seconds: Int) -> Int64 {
+        let (value, overflow) = Int64(clamping: seconds).multipliedReportingOverflow(by: 1000)
+        return overflow ? (seconds < 0 ? .min : .max) : value
     }
 
     private func sendWelcome(_ user: HubUser, ref: String? = nil) async {
@@ -217,8 +280,8 @@ final class HubConnectionWorker: Sendable {
     }
 
     /// Replies `error`; a connection that keeps erring is closed with 1008.
-    private func fail(_ code: String, _ message: String, ref: String?, _ state: inout State) {
-        send(ServerMessageEncoder.error(code: code, message: message, ref: ref))
+    private func fail(_ code: String, _ message: String, ref: String?, retryAfter: Int? = nil, _ state: inout State) {
+        send(ServerMessageEncoder.error(code: code, message: message, ref: ref, retryAfter: retryAfter))
         runtime.metrics.failed(code)
         if !state.errors.take(now: runtime.clock.now()) {
             close(.policyViolation, "too many invalid requests", &state)

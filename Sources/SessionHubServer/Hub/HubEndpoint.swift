@@ -9,13 +9,16 @@ final class HubEndpoint: WebSocketEndpoint {
     private let runtime: HubRuntime
     /// The outcome of checking the token presented on the upgrade; nil when none was presented.
     private let upgradeAuth: Result<TokenClaims, AuthError>?
+    /// The client's address as an opaque key (see ``HubWebSocketRouter``), or nil.
+    private let clientAddress: String?
     private let inputs: AsyncStream<ConnectionInput>.Continuation
     private let stream: AsyncStream<ConnectionInput>
     private var authTimer: Scheduled<Void>?
 
-    init(runtime: HubRuntime, upgradeAuth: Result<TokenClaims, AuthError>?) {
+    init(runtime: HubRuntime, upgradeAuth: Result<TokenClaims, AuthError>?, clientAddress: String?) {
         self.runtime = runtime
         self.upgradeAuth = upgradeAuth
+        self.clientAddress = clientAddress
         (stream, inputs) = AsyncStream.makeStream(of: ConnectionInput.self)
     }
 
@@ -32,7 +35,7 @@ final class HubEndpoint: WebSocketEndpoint {
                 inputs.yield(.authTimeout)
             }
         }
-        let worker = HubConnectionWorker(socket: socket, runtime: runtime, inputs: inputs)
+        let worker = HubConnectionWorker(socket: socket, runtime: runtime, inputs: inputs, clientAddress: clientAddress)
         let stream = self.stream
         let claims = try? upgradeAuth?.get()
         Task {

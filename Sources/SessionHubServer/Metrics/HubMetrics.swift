@@ -23,6 +23,8 @@ import WebSocketTransport
 /// | `sessionhub_slow_client_disconnects_total` | counter | — |
 /// | `sessionhub_outbound_dropped_total` | counter | — (messages for connections already closing) |
 /// | `sessionhub_connections_refused_total` | counter | — (closed on accept: the connection limit was reached) |
+/// | `sessionhub_join_failures_total` | counter | — (joins with a code of no live session, counted against the user's and the address's budgets) |
+/// | `sessionhub_join_lockouts_total` | counter | — (users or addresses locked out of joining: their failure budget was spent) |
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
     /// Broadcast types, in the protocol's words.
@@ -43,7 +45,10 @@ final class HubMetrics: Sendable {
     private let slowClients: CoreMetrics.Counter
     private let dropped: CoreMetrics.Counter
     private let refused: CoreMetrics.Counter
+    private let joinFailures: CoreMetrics.Counter
+    private let joinLockouts: CoreMetrics.Counter
     private let transportSeen = Mutex((slow: 0, dropped: 0, refused: 0))
+    private let joinsSeen = Mutex((failures: 0, lockouts: 0))
     private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
 
     /// A fresh registry and its instruments.
@@ -71,6 +76,8 @@ final class HubMetrics: Sendable {
         slowClients = CoreMetrics.Counter(label: "sessionhub_slow_client_disconnects_total", dimensions: [], factory: factory)
         dropped = CoreMetrics.Counter(label: "sessionhub_outbound_dropped_total", dimensions: [], factory: factory)
         refused = CoreMetrics.Counter(label: "sessionhub_connections_refused_total", dimensions: [], factory: factory)
+        joinFailures = CoreMetrics.Counter(label: "sessionhub_join_failures_total", dimensions: [], factory: factory)
+        joinLockouts = CoreMetrics.Counter(label: "sessionhub_join_lockouts_total", dimensions: [], factory: factory)
     }
 
     // MARK: Recording
@@ -92,6 +99,17 @@ final class HubMetrics: Sendable {
 
     /// One participant's history write: `success`, `feature_locked` or `failed`.
     func historyWrite(_ result: String) { counter("sessionhub_history_writes_total", "result", result).increment() }
+
+    /// Brings the join counters up to the hub's totals (read at scrape time from its
+    /// `JoinFailureLedger`).
+    func joinFigures(failures: Int, lockouts: Int) {
+        let (newFailures, newLockouts) = joinsSeen.withLock { seen -> (Int, Int) in
+            defer { seen = (failures, lockouts) }
+            return (failures - seen.failures, lockouts - seen.lockouts)
+        }
+        if newFailures > 0 { joinFailures.increment(by: newFailures) }
+        if newLockouts > 0 { joinLockouts.increment(by: newLockouts) }
+    }
 
     // MARK: Scraping
 

@@ -28,6 +28,8 @@ final class MetricsSource: Sendable {
         for session in await hub.liveSessions {
             if session.isShared { shared += 1 } else { solo += 1 }
         }
+        let joins = await hub.joinFailureCounts
+        metrics.joinFigures(failures: joins.failures, lockouts: joins.lockouts)
         let server = self.server.withLock { $0 }
         return metrics.render(connections: server?.connectionCount ?? 0, sessions: (solo, shared), users: channels.userCount,
                               statistics: server?.statistics ?? WebSocketStatistics())

@@ -1,0 +1,130 @@
+import Foundation
+import HubDomain
+import SessionHubServer
+import Testing
+import WebSocket
+
+/// Join-code guessing across reconnections, and tokens that expire under an open connection, on
+/// the real server over real sockets.
+@Suite("Abuse limits over WebSocket", .timeLimit(.minutes(2)))
+struct AbuseLimitIntegrationTests {
+    private func player(_ port: Int, _ user: String, ttl: Int = 3600) async throws -> HubTestClient {
+        let client = try await HubTestClient.connect(port: port, token: HubTestServer.token(user, ttl: ttl))
+        _ = try #require(await client.expect("welcome"))
+        return client
+    }
+
+    /// One wrong guess per connection, a new connection each time (which used to reset the
+    /// per-connection join limit): the user's 11th join is refused, the right code included.
+    @Test func reconnectingBetweenWrongGuessesStillLocksTheUserOut() async throws {
+        try await HubTestServer.with { port in
+            let host = try await player(port, "ana")
+            host.send(["type": "host", "id": "h", "scenarioId": "hotel-check-in"])
+            let code = try #require(await host.expect("joined")?.object("session")?.string("joinCode"))
+            let wrong = code == "AAAAAA" ? "BBBBBB" : "AAAAAA"
+            for attempt in 1...HubConfiguration().maxJoinFailuresPerUser {
+                let guesser = try await player(port, "mallory")
+                guesser.send(["type": "join", "id": "\(attempt)", "code": wrong])
+                let answer = try #require(await guesser.expect("error"))
+                #expect(answer.string("code") == "unknown_join_code", "attempt \(attempt)")
+                guesser.drop()
+            }
+            let guesser = try await player(port, "mallory")
+            guesser.send(["type": "join", "id": "right", "code": code])
+            let locked = try #require(await guesser.expect("error"))
+            #expect(locked.string("code") == "join_locked")
+            #expect(locked.string("ref") == "right")
+            let retryAfter = try #require(locked.int("retryAfter"))
+            #expect((800...900).contains(retryAfter), "\(retryAfter) s")
+            // Another user is not locked (10 failures from this address is under its 30).
+            let ben = try await player(port, "ben")
+            ben.send(["type": "join", "id": "j", "code": code])
+            #expect(await ben.expect("joined") != nil)
+
+            let metrics = String(decoding: try await HTTPTestClient.request("GET", port: port, "/metrics").body, as: UTF8.self)
+            #expect(metrics.contains("sessionhub_join_failures_total 10"), "\(metrics)")
+            #expect(metrics.contains("sessionhub_join_lockouts_total 1"))
+        }
+    }
+
+    /// Many users from one address, each one guess on its own connection: the address is locked
+    /// out, for every user behind it.
+    @Test func manyUsersFromOneAddressLockTheAddressOut() async throws {
+        var hub = HubConfiguration()
+        hub.maxJoinFailuresPerAddress = 4
+        try await HubTestServer.with(hub: hub) { port in
+            let host = try await player(port, "ana")
+            host.send(["type": "host", "id": "h", "scenarioId": "hotel-check-in"])
+            let code = try #require(await host.expect("joined")?.object("session")?.string("joinCode"))
+            for index in 1...4 {
+                let guesser = try await player(port, "bot-\(index)")
+                guesser.send(["type": "join", "id": "g", "code": code == "AAAAAA" ? "BBBBBB" : "AAAAAA"])
+                #expect(await guesser.expect("error")?.string("code") == "unknown_join_code")
+                guesser.drop()
+            }
+            let newcomer = try await player(port, "bot-5")
+            newcomer.send(["type": "join", "id": "g", "code": code])
+            #expect(await newcomer.expect("error")?.string("code") == "join_locked")
+        }
+    }
+
+    @Test func aConnectionIsClosedWhenItsTokenExpires() async throws {
+        try await HubTestServer.with { port in
+            let started = ContinuousClock.now
+            let shortLived = try await player(port, "sam", ttl: 2)
+            let closed = try #require(await shortLived.next(seconds: 8))
+            guard case .closed(let code, let reason) = closed else {
+                Issue.record("expected a close, got \(closed)")
+                return
+            }
+            #expect(code == .policyViolation)
+            #expect(reason == "token_expired: token expired")
+            #expect(ContinuousClock.now - started >= .seconds(1), "closed at the expiry, not before")
+        }
+    }
+
+    @Test func aRenewingAuthKeepsTheConnectionPastTheFirstExpiry() async throws {
+        try await HubTestServer.with { port in
+            let firstExpiry = ContinuousClock.now + .seconds(4)
+            let client = try await player(port, "sam", ttl: 4)
+            client.send(["type": "auth", "id": "renew", "token": HubTestServer.token("sam", ttl: 3600)])
+            let welcome = try #require(await client.expect("welcome"))
+            #expect(welcome.string("userId") == "sam")
+            #expect(welcome.string("ref") == "renew")
+            // Another user's token, or a bad one, does not renew (and does not close).
+            client.send(["type": "auth", "id": "other", "token": HubTestServer.token("eve")])
+            let refused = try #require(await client.expect("error"))
+            #expect(refused.string("code") == "not_allowed")
+            #expect(refused.string("ref") == "other")
+            client.send(["type": "auth", "id": "bad", "token": "x.y.z"])
+            #expect(await client.expect("error")?.string("message")?.contains("token_malformed") == true)
+            // Past the first token's expiry the connection still answers.
+            try await Task.sleep(until: firstExpiry + .milliseconds(1500), clock: .continuous)
+            client.send(["type": "ping", "id": "p"])
+            let pong = try #require(await client.nextMessage())
+            #expect(pong.type == "pong", "\(pong.text)")
+        }
+    }
+
+    @Test func tokensBreakingTheNewRulesAreRefusedOnTheUpgrade() async throws {
+        try await HubTestServer.with { port in
+            let now = Int(Date().timeIntervalSince1970)
+            let authority = TokenAuthority(secret: HubTestServer.secret)
+            let cases: [(TokenClaims, String)] = [
+                (TokenClaims(sub: "ana", name: "Ana", iat: now + 3600, exp: now + 7200), "token_not_yet_valid"),
+                (TokenClaims(sub: "ana", name: "Ana", iat: now, exp: Int.max), "token_lifetime"),
+                (TokenClaims(sub: "ana", name: "Ana\nINFO forged", iat: now, exp: now + 60), "token_control_characters"),
+            ]
+            for (claims, code) in cases {
+                let client = try await HubTestClient.connect(port: port, token: authority.mint(claims))
+                let closed = await client.next()
+                guard case .closed(let closeCode, let reason) = closed else {
+                    Issue.record("\(code): expected a close, got \(String(describing: closed))")
+                    continue
+                }
+                #expect(closeCode == .policyViolation)
+                #expect(reason.hasPrefix(code + ":"), "\(reason)")
+            }
+        }
+    }
+}
