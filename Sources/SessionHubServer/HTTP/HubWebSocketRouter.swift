@@ -19,7 +19,11 @@ struct HubWebSocketRouter: WebSocketRouter {
             allowsCompression: configuration.compression,
             timeouts: configuration.timeouts)
         if path == "/ws" {
-            return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), options)
+            // The hub's own message limit, enforced from the frame header (close 1009).
+            var hubOptions = options
+            hubOptions.configuration = WebSocketConfiguration(maxMessageSize: configuration.connectionLimits.maxMessageBytes)
+            hubOptions.awaitsAuthentication = true
+            return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request)), hubOptions)
         }
         if path == "/admin/feed" {
             guard let dashboard else { return .reject(.notFound, "no WebSocket endpoint at /admin/feed") }
