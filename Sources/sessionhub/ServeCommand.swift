@@ -29,7 +29,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve the /room/<name> raw relay diagnostic (for the peer benchmark kit).")
     var enableRooms = false
 
-    @Option(help: "Largest WebSocket message in bytes, after decompression; larger ones are refused with close 1009.")
+    @Option(help: "Largest WebSocket message on /echo and /room in bytes, after decompression; larger ones are refused with close 1009 (/ws has the hub's own \(Defaults.limits.maxMessageBytes)).")
     var maxMessageSize: Int = 1 << 20
 
     @Flag(inversion: .prefixedNo, help: "Negotiate permessage-deflate.")
@@ -40,6 +40,30 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Open connections beyond which new ones are closed on accept (default: the open-file limit less 128).")
     var maxConnections: Int?
+
+    @Option(help: "Seconds a request head may take to arrive (from accept; later requests: from their first byte); 408 or a silent close beyond (default: \(Defaults.policy.requestHeadTimeout.seconds)).")
+    var requestHeadTimeout: Double?
+
+    @Option(help: "Seconds a request body may take to arrive after its head; 408 beyond (default: \(Defaults.policy.requestBodyTimeout.seconds)).")
+    var requestBodyTimeout: Double?
+
+    @Option(help: "Seconds a keep-alive connection may wait for its next request (default: \(Defaults.policy.keepAliveTimeout.seconds)).")
+    var keepAliveTimeout: Double?
+
+    @Option(help: "Open connections per client address (default: \(Defaults.policy.maxConnectionsPerAddress)).")
+    var maxConnectionsPerAddress: Int?
+
+    @Option(help: "Connections per client address still in the HTTP phase or not yet authenticated on /ws (default: \(Defaults.policy.maxUnauthenticatedConnectionsPerAddress)).")
+    var maxUnauthenticatedPerAddress: Int?
+
+    @Option(help: "Authenticated /ws connections per user; the one beyond gets too_many_connections and close 1008 (default: \(Defaults.limits.maxConnectionsPerUser)).")
+    var maxConnectionsPerUser: Int?
+
+    @Option(help: "Address of a reverse proxy whose X-Forwarded-For (last hop) names the client, for the per-address caps (repeatable; default none).")
+    var trustedProxy: [String] = []
+
+    @Option(help: "Largest request body of the JSON API (/api/..., /admin/...), bytes; 413 beyond (default: \(Defaults.server.maxAPIBodySize)).")
+    var maxAPIBodySize: Int?
 
     @Option(help: "Event loop threads (default: number of cores).")
     var threads: Int = System.coreCount
@@ -75,6 +99,18 @@ struct ServeCommand: AsyncParsableCommand {
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be positive") }
+        for (name, seconds) in [("--request-head-timeout", requestHeadTimeout), ("--request-body-timeout", requestBodyTimeout),
+                                ("--keep-alive-timeout", keepAliveTimeout)] {
+            if let seconds, !(seconds > 0 && seconds <= 86_400) { throw ValidationError("\(name) must be 0 < seconds ≤ 86400") }
+        }
+        for (name, value) in [("--max-connections-per-address", maxConnectionsPerAddress),
+                              ("--max-unauthenticated-per-address", maxUnauthenticatedPerAddress),
+                              ("--max-connections-per-user", maxConnectionsPerUser), ("--max-api-body-size", maxAPIBodySize)] {
+            if let value, value < 1 { throw ValidationError("\(name) must be positive") }
+        }
+        for address in trustedProxy where (try? SocketAddress(ipAddress: address, port: 0)) == nil {
+            throw ValidationError("--trusted-proxy \(address) is not an IP address")
+        }
         guard drainTimeout >= 0 else { throw ValidationError("--drain-timeout must not be negative") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
@@ -102,6 +138,16 @@ struct ServeCommand: AsyncParsableCommand {
             timeouts: WebSocketTimeouts(pingInterval: .seconds(Int64(pingInterval))), threads: threads,
             secret: secret, scenariosDirectory: scenariosDir, hub: hubConfiguration)
         configuration.maxConnections = maxConnections
+        var policy = configuration.connectionPolicy
+        if let requestHeadTimeout { policy.requestHeadTimeout = .seconds(requestHeadTimeout) }
+        if let requestBodyTimeout { policy.requestBodyTimeout = .seconds(requestBodyTimeout) }
+        if let keepAliveTimeout { policy.keepAliveTimeout = .seconds(keepAliveTimeout) }
+        if let maxConnectionsPerAddress { policy.maxConnectionsPerAddress = maxConnectionsPerAddress }
+        if let maxUnauthenticatedPerAddress { policy.maxUnauthenticatedConnectionsPerAddress = maxUnauthenticatedPerAddress }
+        policy.trustedProxies = trustedProxy
+        configuration.connectionPolicy = policy
+        if let maxConnectionsPerUser { configuration.connectionLimits.maxConnectionsPerUser = maxConnectionsPerUser }
+        if let maxAPIBodySize { configuration.maxAPIBodySize = maxAPIBodySize }
         let persistence: HubPersistence
         if inMemory {
             persistence = .inMemory()
@@ -125,6 +171,23 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("shutting down", metadata: ["signal": "\(signal)"])
         await hub.shutdown(deadline: .seconds(Int64(drainTimeout)))
         logger.info("stopped")
+    }
+}
+
+/// The defaults the optional options fall back to, for their help texts (each default lives in
+/// its configuration struct).
+private enum Defaults {
+    static let policy = ConnectionPolicy()
+    static let limits = HubConnectionLimits()
+    static let server = HubServerConfiguration(secret: [])
+}
+
+extension TimeAmount {
+    /// Whole or fractional seconds.
+    fileprivate static func seconds(_ value: Double) -> TimeAmount { .nanoseconds(Int64(value * 1e9)) }
+    /// In seconds, for help texts.
+    fileprivate var seconds: String {
+        nanoseconds % 1_000_000_000 == 0 ? "\(nanoseconds / 1_000_000_000)" : "\(Double(nanoseconds) / 1e9)"
     }
 }
 
