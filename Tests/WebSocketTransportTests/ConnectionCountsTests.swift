@@ -9,6 +9,7 @@ import Testing
 
     @Test func unauthenticatedConnectionsPerAddressAreCapped() {
         var counts = make()
+        for id in 1...5 as ClosedRange<UInt64> { counts.open(id) }
         #expect(counts.attribute(1, to: "10.0.0.1") == nil)
         #expect(counts.attribute(2, to: "10.0.0.1") == nil)
         #expect(counts.attribute(3, to: "10.0.0.1") == .unauthenticatedPerAddress)
@@ -33,7 +34,7 @@ import Testing
 
     @Test func principalsAreCappedAndReleased() {
         var counts = make(perAddress: 10, unauthenticated: 10)
-        for id in 1...3 as ClosedRange<UInt64> { _ = counts.attribute(id, to: "a") }
+        for id in 1...3 as ClosedRange<UInt64> { counts.open(id); _ = counts.attribute(id, to: "a") }
         #expect(counts.authenticate(1, as: "ana", limit: 2) == nil)
         #expect(counts.authenticate(1, as: "ana", limit: 2) == nil)  // again: no change
         #expect(counts.authenticate(2, as: "ana", limit: 2) == nil)
@@ -42,6 +43,16 @@ import Testing
         counts.release(1)
         #expect(counts.authenticate(3, as: "ana", limit: 2) == nil)
         #expect(counts.principals["ana"] == 2)
+    }
+
+    @Test func aConnectionReleasedBeforeItsEndpointAuthenticatesCountsNowhere() {
+        var counts = make()
+        counts.open(1)
+        #expect(counts.attribute(1, to: "a") == nil)
+        counts.release(1)
+        // The endpoint's check arrives after the close (it runs in a task): no lease, no count.
+        #expect(counts.authenticate(1, as: "ana", limit: 1) == nil)
+        #expect(counts.principals.isEmpty && counts.leaseCount == 0)
     }
 
     @Test func aProxiedConnectionMovesFromAddressToAddress() {
@@ -61,6 +72,7 @@ import Testing
         var open: [UInt64] = []
         for id in 1...5_000 as ClosedRange<UInt64> {
             let address = "10.0.0.\(Int.random(in: 1...4, using: &generator))"
+            counts.open(id)
             if counts.attribute(id, to: address) == nil { open.append(id) } else { counts.release(id); continue }
             switch Int.random(in: 0..<4, using: &generator) {
             case 0: counts.leaveUnauthenticated(id)

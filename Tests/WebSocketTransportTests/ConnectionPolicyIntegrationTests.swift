@@ -33,12 +33,16 @@ struct ConnectionPolicyIntegrationTests {
         func respond(to request: HTTPRequest) async -> HTTPResponse { .text(.ok, "served") }
     }
 
-    static func withServer(_ adjust: (inout ConnectionPolicy) -> Void = { _ in },
-                           _ body: (WebSocketServer, Int) async throws -> Void) async throws {
-        var policy = ConnectionPolicy()
+    /// Every deadline 300 ms, for the tests that wait for them.
+    static func shortDeadlines(_ policy: inout ConnectionPolicy) {
         policy.requestHeadTimeout = .milliseconds(300)
         policy.requestBodyTimeout = .milliseconds(300)
         policy.keepAliveTimeout = .milliseconds(300)
+    }
+
+    static func withServer(_ adjust: (inout ConnectionPolicy) -> Void = { _ in },
+                           _ body: (WebSocketServer, Int) async throws -> Void) async throws {
+        var policy = ConnectionPolicy()
         adjust(&policy)
         let server = WebSocketServer(
             configuration: WebSocketServerConfiguration(port: 0, connectionPolicy: policy), router: Router(),
@@ -72,7 +76,7 @@ struct ConnectionPolicyIntegrationTests {
     }
 
     @Test func aSilentSocketIsClosedAfterTheHeadDeadlineAndAPartialHeadGets408() async throws {
-        try await Self.withServer { server, port in
+        try await Self.withServer(Self.shortDeadlines) { server, port in
             let silent = try await RawConnection.open(port: port)
             let partial = try await RawConnection.open(port: port)
             try await partial.send("GET / HTTP/1.1\r\nHo")
@@ -86,7 +90,7 @@ struct ConnectionPolicyIntegrationTests {
     }
 
     @Test func connectionsPerAddressAreCappedOnAccept() async throws {
-        try await Self.withServer({ $0.maxConnectionsPerAddress = 3; $0.requestHeadTimeout = .seconds(30) }) { server, port in
+        try await Self.withServer({ $0.maxConnectionsPerAddress = 3 }) { server, port in
             var held: [RawConnection] = []
             for _ in 0..<3 {
                 let connection = try await RawConnection.open(port: port)
@@ -113,7 +117,7 @@ struct ConnectionPolicyIntegrationTests {
     }
 
     @Test func unauthenticatedConnectionsPerAddressAreCappedUntilTheyAuthenticate() async throws {
-        try await Self.withServer({ $0.maxUnauthenticatedConnectionsPerAddress = 2; $0.requestHeadTimeout = .seconds(30) }) { server, port in
+        try await Self.withServer({ $0.maxUnauthenticatedConnectionsPerAddress = 2 }) { server, port in
             // Upgraded to an endpoint without authentication: no longer unauthenticated.
             let open = try await RawConnection.open(port: port)
             try await open.send(Self.upgrade("/open"))
@@ -161,8 +165,6 @@ struct ConnectionPolicyIntegrationTests {
         try await Self.withServer({
             $0.trustedProxies = ["127.0.0.1"]
             $0.maxConnectionsPerAddress = 2
-            $0.requestHeadTimeout = .seconds(30)
-            $0.keepAliveTimeout = .seconds(30)
         }) { server, port in
             func request(from client: String) -> String {
                 "GET / HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9, \(client)\r\n\r\n"
@@ -195,7 +197,11 @@ struct ConnectionPolicyIntegrationTests {
     }
 
     @Test func countsReturnToZeroAfterManyConnectionsEndingEveryWay() async throws {
-        try await Self.withServer({ $0.maxUnauthenticatedConnectionsPerAddress = 8; $0.maxConnectionsPerAddress = 12 }) { server, port in
+        try await Self.withServer({
+            Self.shortDeadlines(&$0)
+            $0.maxUnauthenticatedConnectionsPerAddress = 8
+            $0.maxConnectionsPerAddress = 12
+        }) { server, port in
             for round in 0..<6 {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<16 {

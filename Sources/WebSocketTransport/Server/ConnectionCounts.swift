@@ -33,6 +33,11 @@ struct ConnectionCounts: Sendable {
     /// Connections holding a lease.
     var leaseCount: Int { leases.count }
 
+    /// Connection `id` was accepted (its address may not be known yet).
+    mutating func open(_ id: UInt64) {
+        if leases[id] == nil { leases[id] = Lease() }
+    }
+
     /// Attributes connection `id` to `address` (at accept, or at each request head when the peer
     /// is a trusted proxy and the address comes from `X-Forwarded-For`). Moving to another
     /// address gives the old one's counts back first. On a refusal the connection counts nowhere
@@ -65,9 +70,10 @@ struct ConnectionCounts: Sendable {
 
     /// Connection `id` proved to be `principal`; refused when `principal` already holds `limit`
     /// authenticated connections (the connection then stays unauthenticated until it closes).
-    /// Authenticating again as the same principal changes nothing.
+    /// Authenticating again as the same principal changes nothing; a connection already released
+    /// (closed while its endpoint was still checking it) counts nowhere.
     mutating func authenticate(_ id: UInt64, as principal: String, limit: Int) -> Refusal? {
-        var lease = leases[id] ?? Lease()
+        guard var lease = leases[id] else { return nil }
         if lease.principal == principal { return nil }
         if principals[principal, default: 0] >= limit { return .perUser }
         if let old = lease.principal { Self.decrement(&principals, old) }

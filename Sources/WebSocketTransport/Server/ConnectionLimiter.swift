@@ -40,6 +40,12 @@ final class ConnectionLimiter: Sendable {
         return peer?.ipAddress
     }
 
+    /// Connection `id` was accepted; it is counted (at an address, as a principal) from now until
+    /// ``release(_:)``.
+    func open(_ id: UInt64) {
+        counts.withLockedValue { $0.open(id) }
+    }
+
     /// Counts connection `id` at `address`; a refusal is counted in the statistics.
     func attribute(_ id: UInt64, to address: String) -> ConnectionRefusal? {
         let refusal = counts.withLockedValue { $0.attribute(id, to: address) }

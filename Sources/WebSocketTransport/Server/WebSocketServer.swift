@@ -72,6 +72,7 @@ public final class WebSocketServer: Sendable {
                     return channel.close()
                 }
                 let id = registry.nextID()
+                limiter.open(id)
                 channel.closeFuture.whenComplete { _ in
                     statistics.release()
                     limiter.release(id)
