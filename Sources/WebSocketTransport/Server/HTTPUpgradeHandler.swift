@@ -23,10 +23,11 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case discarding
     }
 
-    /// How long a connection refused with an HTTP error stays half-open to read (and drop) what
-    /// the client is still sending, so that the kernel does not answer it with a reset that could
-    /// destroy the error response before the client reads it.
-    static let lingerAfterError = TimeAmount.seconds(2)
+    /// How long a connection whose last response said `Connection: close` (an error such as 408
+    /// or 413, or a client that asked for it) stays half-open to read and drop what the client is
+    /// still sending, so that the kernel does not answer that with a reset which could destroy
+    /// the response before the client reads it. Closed earlier at the client's EOF.
+    static let closeLinger = TimeAmount.seconds(2)
 
     private let configuration: WebSocketServerConfiguration
     private let router: any WebSocketRouter
@@ -220,6 +221,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
                 apply(deadlines?.responseSent(now: context.eventLoop.now))
             }
         } else {
+            if case .responding = state { state = .discarding }
             apply(deadlines?.finish())
             // Shut the write side, drop what still arrives, and close on the client's EOF or
             // after a short linger: closing with unread input would make the kernel send a reset.
@@ -227,7 +229,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             promise.futureResult.whenComplete { result in
                 guard case .success = result else { return channel.close(promise: nil) }
                 channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
-                channel.eventLoop.scheduleTask(in: Self.lingerAfterError) { channel.close(promise: nil) }
+                channel.eventLoop.scheduleTask(in: Self.closeLinger) { channel.close(promise: nil) }
             }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         }
