@@ -82,7 +82,7 @@ public final class HubServer: Sendable {
         let runtime = HubRuntime(
             hub: hub, tokens: tokens, clock: hubPorts.clock,
             limits: configuration.connectionLimits,
-            decoder: ClientMessageDecoder(maxMessageBytes: configuration.connectionLimits.maxMessageBytes),
+            decoder: ClientMessageDecoder(),
             logger: logger,
             account: AccountRequests(service: stores.map { AccountService(stores: $0, clock: clock) }),
             channels: channels,
@@ -92,13 +92,15 @@ public final class HubServer: Sendable {
             port: configuration.port,
             handshake: configuration.handshake,
             compression: deflate,
-            maxConnections: configuration.maxConnections)
+            maxConnections: configuration.maxConnections,
+            connectionPolicy: configuration.connectionPolicy)
         self.server = WebSocketServer(
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime, dashboard: dashboard),
             responder: HubHTTPResponder(api: stores.map {
                 HubAPI(tokens: tokens, clock: clock, stores: $0)
-            }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets),
+            }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets,
+            maxAPIBodySize: configuration.maxAPIBodySize),
             group: group,
             logger: logger)
         operators.attach { [server = self.server] in server.connectionCount }

@@ -38,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Negotiate permessage-deflate.")
     var compression = true
 
+    @Option(help: "Address of a reverse proxy whose X-Forwarded-For (last hop) names the client, for the per-address caps and join budgets (repeatable; default none).")
+    var trustedProxy: [String] = []
+
     @Option(help: "Event loop threads (default: number of cores).")
     var threads: Int = System.coreCount
 
@@ -69,6 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
+        for address in trustedProxy where (try? SocketAddress(ipAddress: address, port: 0)) == nil {
+            throw ValidationError("--trusted-proxy \(address) is not an IP address")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         guard inMemory || !database.isEmpty else { throw ValidationError("--database must name a file") }
     }
@@ -105,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         for setting in report.applied {
             logger.info("setting", metadata: ["key": "\(setting.key)", "value": "\(setting.value)", "from": "\(setting.source)"])
         }
+        configuration.connectionPolicy.trustedProxies = trustedProxy
         let persistence: HubPersistence
         if inMemory {
             persistence = .inMemory()

@@ -77,7 +77,7 @@ struct MetricsIntegrationTests {
         let third = try? await HubTestClient.connect(port: port, token: HubTestServer.token("three"))
         #expect(await third?.expect("welcome", seconds: 1) == nil)
         let text = await server.metricsText()
-        #expect(Self.sample(text, "sessionhub_connections_refused_total") == 1)
+        #expect(Self.sample(text, "sessionhub_connections_refused_total", #"reason="max_connections""#) == 1)
         // A freed place is taken again.
         held[0].drop()
         var admitted = false

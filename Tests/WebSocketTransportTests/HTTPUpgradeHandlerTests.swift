@@ -9,7 +9,7 @@ import WebSocket
 /// The server pipeline on an EmbeddedChannel: raw HTTP bytes in, raw bytes out.
 @Suite struct HTTPUpgradeHandlerTests {
     struct EchoRouter: WebSocketRouter {
-        func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?) -> WebSocketRouteDecision {
+        func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?, clientAddress: String?) -> WebSocketRouteDecision {
             upgrade.request.path == "/echo" ? .accept(RecordingEndpoint(echo: true), WebSocketRouteOptions()) : .reject(.notFound, "nope")
         }
     }

@@ -4,14 +4,12 @@ import HubDomain
 /// Decodes client messages (JSON text frames) into ``ClientMessage`` values, with a precise
 /// ``ProtocolError`` for anything malformed. Unknown extra fields are ignored, so clients may
 /// add their own.
+///
+/// It does not limit the size of a message: the server refuses an oversize one from its
+/// WebSocket frame header, before it is buffered (close 1009; `HubConnectionLimits.maxMessageBytes`).
 public struct ClientMessageDecoder: Sendable {
-    /// Largest message accepted, in bytes. Default 16 KiB (a line is at most 500 characters).
-    public var maxMessageBytes: Int
-
     /// Creates a decoder.
-    public init(maxMessageBytes: Int = 16 * 1024) {
-        self.maxMessageBytes = maxMessageBytes
-    }
+    public init() {}
 
     /// Every field any client message may carry; which ones are required depends on `type`.
     private struct Envelope: Decodable {
@@ -69,9 +67,6 @@ public struct ClientMessageDecoder: Sendable {
 
     /// Decodes one message.
     public func decode(_ data: Data) -> Result<ClientMessage, ProtocolError> {
-        guard data.count <= maxMessageBytes else {
-            return .failure(ProtocolError(.messageTooLarge, "messages are limited to \(maxMessageBytes) bytes"))
-        }
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: data)

@@ -7,7 +7,6 @@ public struct ProtocolError: Error, Sendable, Equatable {
         case missingField = "missing_field"
         case invalidField = "invalid_field"
         case invalidIssueType = "invalid_issue_type"
-        case messageTooLarge = "message_too_large"
     }
 
     public var code: Code

@@ -17,8 +17,9 @@ public struct HubServerConfiguration: Sendable {
     public var enableEcho: Bool
     /// Serve the `/room/<name>` raw relay used by the peer benchmarks. Default off.
     public var enableRooms: Bool
-    /// Largest WebSocket message accepted on the diagnostic endpoints, after decompression
-    /// (close 1009 beyond). Default: ``WebSocket/WebSocketConfiguration``'s, 1 MiB.
+    /// Largest WebSocket message accepted on `/echo` and `/room/<name>`, after decompression
+    /// (close 1009 beyond). Default: ``WebSocket/WebSocketConfiguration``'s, 1 MiB. `/ws` has the
+    /// hub's own ``HubConnectionLimits/maxMessageBytes``, the dashboard feed its own limit.
     public var maxMessageSize: Int
     /// Whether permessage-deflate may be negotiated. Default on.
     public var compression: Bool
@@ -50,6 +51,13 @@ public struct HubServerConfiguration: Sendable {
     /// Open TCP connections beyond which new ones are closed on accept; nil: the open-file limit
     /// less a reserve (``WebSocketTransport/WebSocketServerConfiguration/maxConnections``).
     public var maxConnections: Int?
+    /// Deadlines of the HTTP phase (request head, body, keep-alive idle), caps on connections
+    /// per client address, and the trusted proxies whose `X-Forwarded-For` is believed.
+    public var connectionPolicy = ConnectionPolicy()
+    /// Largest request body of the JSON API (`/api/...`, `/admin/...`), in bytes; 413 beyond,
+    /// from `Content-Length` before any of it is read. Default 64 KiB (the largest real body, a
+    /// profile update, is under 4 KiB). Other routes keep the server's 1 MiB.
+    public var maxAPIBodySize = 64 * 1024
 
     /// Creates a configuration with the documented defaults.
     public init(

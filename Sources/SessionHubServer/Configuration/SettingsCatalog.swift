@@ -7,7 +7,7 @@
 /// verbatim (a test compares them).
 public enum SettingsCatalog {
     /// The settings, grouped by the first component of their keys.
-    public static let all: [Setting] = server + webSocket + connection + session + join + token + dashboard
+    public static let all: [Setting] = server + http + webSocket + connection + session + join + token + dashboard
 
     /// The one setting with `key`, if any.
     public static func setting(_ key: String) -> Setting? { all.first { $0.key == key } }
@@ -17,12 +17,35 @@ public enum SettingsCatalog {
                 summary: "Open TCP connections (WebSocket and plain HTTP) beyond which a new one is closed on accept.",
                 onBreach: "connection closed at once; `sessionhub_connections_refused_total`",
                 derivedDefault: "open-file limit − 128"),
+        Setting("server.maxConnectionsPerAddress", \.connectionPolicy.maxConnectionsPerAddress, .integer, unit: "connections",
+                range: 1...10_000_000,
+                summary: "Open connections from one client address (behind a `--trusted-proxy`: the last `X-Forwarded-For` hop).",
+                onBreach: "closed on accept (429 via a trusted proxy); `sessionhub_connections_refused_total{reason=\"per_address\"}`"),
+        Setting("server.maxUnauthenticatedPerAddress", \.connectionPolicy.maxUnauthenticatedConnectionsPerAddress, .integer,
+                unit: "connections", range: 1...10_000_000,
+                summary: "Connections from one client address still in the HTTP phase or not yet authenticated on `/ws`.",
+                onBreach: "refused like the above; `reason=\"unauthenticated_per_address\"`"),
         Setting("server.drainTimeout", \.drainTimeoutSeconds, .wholeSeconds, unit: "seconds", range: 0...3600,
                 summary: "On SIGTERM, after every session was ended and saved: time left for close handshakes.",
                 onBreach: "remaining connections dropped; the process exits"),
         Setting("server.maintenanceInterval", \.maintenanceIntervalSeconds, .wholeSeconds, unit: "seconds", range: 1...86_400,
                 summary: "Period of the storage upkeep (retrying history writes that failed).",
                 onBreach: "—"),
+    ]
+
+    static let http: [Setting] = [
+        Setting("http.requestHeadTimeout", \.connectionPolicy.requestHeadTimeout, .seconds, unit: "seconds", range: 0.05...3600,
+                summary: "Time a request head may take: from accept (later keep-alive requests: from their first byte); a dribble does not extend it.",
+                onBreach: "408 after part of a head, else closed silently; `sessionhub_http_timeouts_total{phase=\"head\"}`"),
+        Setting("http.requestBodyTimeout", \.connectionPolicy.requestBodyTimeout, .seconds, unit: "seconds", range: 0.05...3600,
+                summary: "Time a request body may take after its head.",
+                onBreach: "408; `phase=\"body\"`"),
+        Setting("http.keepAliveTimeout", \.connectionPolicy.keepAliveTimeout, .seconds, unit: "seconds", range: 0.05...3600,
+                summary: "Time a keep-alive connection may wait after a response for its next request.",
+                onBreach: "closed silently; `phase=\"idle\"`"),
+        Setting("http.maxApiBodySize", \.maxAPIBodySize, .integer, unit: "bytes", range: 1024...Double(1 << 30),
+                summary: "Request body of the JSON API (`/api/…`, `/admin/…`).",
+                onBreach: "413, from `Content-Length` before reading (chunked: while streaming)"),
     ]
 
     static let webSocket: [Setting] = [
@@ -51,8 +74,11 @@ public enum SettingsCatalog {
 
     static let connection: [Setting] = [
         Setting("connection.maxMessageBytes", \.connectionLimits.maxMessageBytes, .integer, unit: "bytes", range: 256...Double(1 << 24),
-                summary: "Largest client message on `/ws`.",
-                onBreach: "`message_too_large`"),
+                summary: "Largest client message on `/ws` (its WebSocket frame and message limit).",
+                onBreach: "close 1009, from the frame header before buffering"),
+        Setting("connection.maxPerUser", \.connectionLimits.maxConnectionsPerUser, .integer, unit: "connections", range: 1...10_000,
+                summary: "Authenticated `/ws` connections one user may hold at once.",
+                onBreach: "`too_many_connections`, then close 1008 (open ones untouched)"),
         Setting("connection.authTimeout", \.connectionLimits.authTimeoutSeconds, .wholeSeconds64, unit: "seconds", range: 1...3600,
                 summary: "Time a `/ws` connection without a token on the upgrade has to send `auth`.",
                 onBreach: "close 1008 `auth_timeout`"),

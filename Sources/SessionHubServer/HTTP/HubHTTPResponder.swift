@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import WebSocketTransport
 
 /// The hub's plain HTTP routes: health and readiness, Prometheus metrics, the operator API (`/admin/api/`), the
@@ -12,6 +13,14 @@ struct HubHTTPResponder: HTTPResponder {
     var operators: OperatorConsole? = nil
     /// The dashboard's static files; nil answers 404 there.
     var dashboard: DashboardAssets? = nil
+    /// The JSON API's body limit (``HubServerConfiguration/maxAPIBodySize``).
+    var maxAPIBodySize: Int
+
+    /// The JSON API (`/api/...`, `/admin/...`) takes at most ``maxAPIBodySize``; other routes the
+    /// server's limit.
+    func bodyLimit(for head: HTTPRequestHead) -> Int? {
+        head.uri.hasPrefix("/api/") || head.uri.hasPrefix("/admin") ? maxAPIBodySize : nil
+    }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         if let dashboard {

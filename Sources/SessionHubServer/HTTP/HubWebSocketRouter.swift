@@ -12,7 +12,7 @@ struct HubWebSocketRouter: WebSocketRouter {
     /// The dashboard feed behind `/admin/feed`; nil answers 404 there.
     var dashboard: DashboardFeed? = nil
 
-    func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?) -> WebSocketRouteDecision {
+    func route(_ upgrade: AcceptedUpgrade, remoteAddress: SocketAddress?, clientAddress: String?) -> WebSocketRouteDecision {
         let path = upgrade.request.path
         let options = WebSocketRouteOptions(
             configuration: WebSocketConfiguration(maxMessageSize: configuration.maxMessageSize),
@@ -20,8 +20,12 @@ struct HubWebSocketRouter: WebSocketRouter {
             timeouts: configuration.timeouts,
             backpressure: configuration.backpressure)
         if path == "/ws" {
+            // The hub's own message limit, enforced from the frame header (close 1009).
+            var hubOptions = options
+            hubOptions.configuration = WebSocketConfiguration(maxMessageSize: configuration.connectionLimits.maxMessageBytes)
+            hubOptions.awaitsAuthentication = true
             return .accept(HubEndpoint(runtime: runtime, upgradeAuth: authenticate(upgrade.request),
-                                       clientAddress: Self.clientAddress(remoteAddress)), options)
+                                       clientAddress: clientAddress), hubOptions)
         }
         if path == "/admin/feed" {
             guard let dashboard else { return .reject(.notFound, "no WebSocket endpoint at /admin/feed") }
@@ -42,13 +46,6 @@ struct HubWebSocketRouter: WebSocketRouter {
             return .accept(RoomEndpoint(relay: rooms, room: name), options)
         }
         return .reject(.notFound, "no WebSocket endpoint at \(path.prefix(100))")
-    }
-
-    /// The key the hub counts a client's failed joins under: the IP address of the connection
-    /// (without the port), nil when unknown. The one place that decides what "a client address"
-    /// is, so a proxy-aware address can replace the peer's here.
-    static func clientAddress(_ remoteAddress: SocketAddress?) -> String? {
-        remoteAddress?.ipAddress
     }
 
     /// Checks the bearer token of the upgrade (`Authorization: Bearer …` or `?token=`); nil when

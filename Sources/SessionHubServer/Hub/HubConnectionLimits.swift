@@ -14,8 +14,13 @@ public struct HubConnectionLimits: Sendable {
     /// Error replies tolerated: burst and per-second refill; beyond, close 1008. Default 20 / 1.
     public var errorBurst = 20
     public var errorsPerSecond = 1.0
-    /// Largest client message, bytes. Default 16 KiB.
+    /// Largest client message, bytes: the `/ws` endpoint's WebSocket frame and message limit,
+    /// so a larger one is refused from its frame header with close 1009, before it is buffered.
+    /// Default 16 KiB.
     public var maxMessageBytes = 16 * 1024
+    /// Authenticated `/ws` connections one user may hold at once; the one beyond gets the error
+    /// `too_many_connections` and close 1008 (the open ones are left alone). Default 8.
+    public var maxConnectionsPerUser = 8
 
     /// The defaults.
     public init() {}

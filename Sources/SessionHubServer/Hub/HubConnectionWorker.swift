@@ -83,14 +83,9 @@ final class HubConnectionWorker: Sendable {
     // MARK: Requests
 
     private func handle(_ text: String, _ state: inout State) async {
+        // Size: refused by the transport from the frame header (close 1009, HubWebSocketRouter).
         let now = runtime.clock.now()
         if state.user != nil, !isUnexpired(&state) { return }
-        if state.user == nil, text.utf8.count > runtime.limits.maxMessageBytes {
-            return close(.policyViolation, "auth_required: the first message must be auth", &state)
-        }
-        if text.utf8.count > runtime.limits.maxMessageBytes {
-            return fail("message_too_large", "messages are limited to \(runtime.limits.maxMessageBytes) bytes", ref: nil, &state)
-        }
         let message: ClientMessage
         switch runtime.decoder.decode(text) {
         case .failure(let error):
@@ -191,6 +186,11 @@ final class HubConnectionWorker: Sendable {
 
     private func authenticate(_ claims: TokenClaims, ref: String? = nil, _ state: inout State) async {
         let user = HubUser(id: claims.sub, displayName: claims.name)
+        let most = runtime.limits.maxConnectionsPerUser
+        guard socket.authenticate(as: user.id, limit: most) else {
+            fail("too_many_connections", "this user already has \(most) connections open; close one first", ref: ref, &state)
+            return close(.policyViolation, "too_many_connections: at most \(most) per user", &state)
+        }
         state.user = user
         runtime.channels.add(socket, of: user.id)
         state.logger[metadataKey: "user"] = "\(user.id)"

@@ -22,7 +22,8 @@ import WebSocketTransport
 /// | `sessionhub_history_writes_total` | counter | `result` = `success`, `feature_locked`, `failed` |
 /// | `sessionhub_slow_client_disconnects_total` | counter | — |
 /// | `sessionhub_outbound_dropped_total` | counter | — (messages for connections already closing) |
-/// | `sessionhub_connections_refused_total` | counter | — (closed on accept: the connection limit was reached) |
+/// | `sessionhub_connections_refused_total` | counter | `reason` = `max_connections` (closed on accept), `per_address`, `unauthenticated_per_address`, `per_user` |
+/// | `sessionhub_http_timeouts_total` | counter | `phase` = `head`, `body`, `idle` (HTTP-phase deadlines passed) |
 /// | `sessionhub_join_failures_total` | counter | — (joins with a code of no live session, counted against the user's and the address's budgets) |
 /// | `sessionhub_join_lockouts_total` | counter | — (users or addresses locked out of joining: their failure budget was spent) |
 /// | `sessionhub_uptime_seconds` | gauge | — |
@@ -44,10 +45,11 @@ final class HubMetrics: Sendable {
     private let uptime: CoreMetrics.Gauge
     private let slowClients: CoreMetrics.Counter
     private let dropped: CoreMetrics.Counter
-    private let refused: CoreMetrics.Counter
+    private let refused: [ConnectionRefusal: CoreMetrics.Counter]
+    private let timeouts: [HTTPPhase: CoreMetrics.Counter]
+    private let transportSeen = Mutex((slow: 0, dropped: 0, refused: [ConnectionRefusal: Int](), timeouts: [HTTPPhase: Int]()))
     private let joinFailures: CoreMetrics.Counter
     private let joinLockouts: CoreMetrics.Counter
-    private let transportSeen = Mutex((slow: 0, dropped: 0, refused: 0))
     private let joinsSeen = Mutex((failures: 0, lockouts: 0))
     private let labelled = Mutex<[String: CoreMetrics.Counter]>([:])
 
@@ -75,9 +77,20 @@ final class HubMetrics: Sendable {
         uptime = CoreMetrics.Gauge(label: "sessionhub_uptime_seconds", dimensions: [], factory: factory)
         slowClients = CoreMetrics.Counter(label: "sessionhub_slow_client_disconnects_total", dimensions: [], factory: factory)
         dropped = CoreMetrics.Counter(label: "sessionhub_outbound_dropped_total", dimensions: [], factory: factory)
-        refused = CoreMetrics.Counter(label: "sessionhub_connections_refused_total", dimensions: [], factory: factory)
         joinFailures = CoreMetrics.Counter(label: "sessionhub_join_failures_total", dimensions: [], factory: factory)
         joinLockouts = CoreMetrics.Counter(label: "sessionhub_join_lockouts_total", dimensions: [], factory: factory)
+        var refused: [ConnectionRefusal: CoreMetrics.Counter] = [:]
+        for reason in ConnectionRefusal.allCases {
+            refused[reason] = CoreMetrics.Counter(label: "sessionhub_connections_refused_total",
+                                                  dimensions: [("reason", reason.rawValue)], factory: factory)
+        }
+        self.refused = refused
+        var timeouts: [HTTPPhase: CoreMetrics.Counter] = [:]
+        for phase in HTTPPhase.allCases {
+            timeouts[phase] = CoreMetrics.Counter(label: "sessionhub_http_timeouts_total",
+                                                  dimensions: [("phase", phase.rawValue)], factory: factory)
+        }
+        self.timeouts = timeouts
     }
 
     // MARK: Recording
@@ -120,15 +133,19 @@ final class HubMetrics: Sendable {
         soloSessions.record(sessions.solo)
         sharedSessions.record(sessions.shared)
         uptime.record(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
-        let (slow, drops, refusals) = transportSeen.withLock { seen -> (Int, Int, Int) in
+        let (slow, drops, refusals, expired) = transportSeen.withLock { seen in
             let slow = statistics.slowConsumerDisconnects, drops = statistics.droppedFrames
-            let refusals = statistics.refusedConnections
-            defer { seen = (slow, drops, refusals) }
-            return (slow - seen.slow, drops - seen.dropped, refusals - seen.refused)
+            let refusals = Dictionary(uniqueKeysWithValues: ConnectionRefusal.allCases.map { ($0, statistics.refused($0)) })
+            let expired = Dictionary(uniqueKeysWithValues: HTTPPhase.allCases.map { ($0, statistics.httpTimeouts($0)) })
+            defer { seen = (slow, drops, refusals, expired) }
+            return (slow - seen.slow, drops - seen.dropped,
+                    refusals.map { ($0.key, $0.value - seen.refused[$0.key, default: 0]) },
+                    expired.map { ($0.key, $0.value - seen.timeouts[$0.key, default: 0]) })
         }
         if slow > 0 { slowClients.increment(by: slow) }
         if drops > 0 { dropped.increment(by: drops) }
-        if refusals > 0 { refused.increment(by: refusals) }
+        for (reason, count) in refusals where count > 0 { refused[reason]?.increment(by: count) }
+        for (phase, count) in expired where count > 0 { timeouts[phase]?.increment(by: count) }
         return registry.emitToString()
     }
 

@@ -32,6 +32,9 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private var readPending = false
     private var closeNotified = false
     private var discardingInput = false
+    /// The server's connection counts, for ``WebSocketSocket/authenticate(as:limit:)``; nil on
+    /// the client side.
+    var limiter: ConnectionLimiter?
 
     /// Creates the handler for a connection whose handshake is done.
     public init(
@@ -68,7 +71,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         let socket = WebSocketSocket(
             id: id, eventLoop: context.eventLoop, request: request, subprotocol: subprotocol,
             compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self,
-            statistics: statistics)
+            statistics: statistics, limiter: limiter)
         self.socket = socket
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))

@@ -20,6 +20,7 @@ public final class WebSocketSocket: Sendable {
 
     private let handler: NIOLoopBoundBox<WebSocketChannelHandler?>
     private let statistics: WebSocketStatistics?
+    private let limiter: ConnectionLimiter?
 
     init(
         id: UInt64,
@@ -29,7 +30,8 @@ public final class WebSocketSocket: Sendable {
         compression: PerMessageDeflateParameters?,
         remoteAddress: SocketAddress?,
         handler: WebSocketChannelHandler,
-        statistics: WebSocketStatistics? = nil
+        statistics: WebSocketStatistics? = nil,
+        limiter: ConnectionLimiter? = nil
     ) {
         self.id = id
         self.eventLoop = eventLoop
@@ -39,6 +41,16 @@ public final class WebSocketSocket: Sendable {
         self.remoteAddress = remoteAddress
         self.handler = NIOLoopBoundBox(handler, eventLoop: eventLoop)
         self.statistics = statistics
+        self.limiter = limiter
+    }
+
+    /// Reports that the connection proved to be `principal` (a user id), so that it no longer
+    /// counts as unauthenticated for its address; false when `principal` already holds `limit`
+    /// authenticated connections on this server (the caller then refuses this one). Counted
+    /// until the connection closes. Always true on a connection without a server (a client).
+    /// Callable from any thread.
+    public func authenticate(as principal: String, limit: Int) -> Bool {
+        limiter?.authenticate(id, as: principal, limit: limit) ?? true
     }
 
     /// Forgets the handler once the connection is gone (breaks the reference cycle).

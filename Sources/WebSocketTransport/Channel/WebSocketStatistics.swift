@@ -1,13 +1,16 @@
 import Synchronization
 
 /// Running totals of a server's connections that no single connection reports: how often a slow
-/// reader was cut off and how many frames were dropped because their connection was already
-/// closing. Read them for metrics; they only ever grow.
+/// reader was cut off, how many frames were dropped because their connection was already
+/// closing, connections refused (by reason) and HTTP deadlines passed (by phase). Read them for
+/// metrics; they only ever grow.
 public final class WebSocketStatistics: Sendable {
     private let slowConsumers = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
     private let open = Atomic<Int>(0)
+    private let otherRefusals = Mutex<[ConnectionRefusal: Int]>([:])
+    private let timeouts = Mutex<[HTTPPhase: Int]>([:])
 
     /// Starts at zero.
     public init() {}
@@ -20,6 +23,17 @@ public final class WebSocketStatistics: Sendable {
 
     /// TCP connections closed on accept because the server held its maximum.
     public var refusedConnections: Int { refused.load(ordering: .relaxed) }
+
+    /// Connections refused for `reason` (``ConnectionRefusal/maxConnections`` is ``refusedConnections``).
+    public func refused(_ reason: ConnectionRefusal) -> Int {
+        if reason == .maxConnections { return refusedConnections }
+        return otherRefusals.withLock { $0[reason, default: 0] }
+    }
+
+    /// Connections ended because the deadline of `phase` passed before the WebSocket upgrade.
+    public func httpTimeouts(_ phase: HTTPPhase) -> Int {
+        timeouts.withLock { $0[phase, default: 0] }
+    }
 
     /// Open TCP connections (WebSocket and plain HTTP).
     public var openConnections: Int { open.load(ordering: .relaxed) }
@@ -37,6 +51,16 @@ public final class WebSocketStatistics: Sendable {
 
     /// An admitted connection closed.
     func release() { open.subtract(1, ordering: .relaxed) }
+
+    func noteRefusal(_ reason: ConnectionRefusal) {
+        if reason == .maxConnections {
+            refused.add(1, ordering: .relaxed)
+        } else {
+            otherRefusals.withLock { $0[reason, default: 0] += 1 }
+        }
+    }
+
+    func noteTimeout(_ phase: HTTPPhase) { timeouts.withLock { $0[phase, default: 0] += 1 } }
 
     func noteSlowConsumer() { slowConsumers.add(1, ordering: .relaxed) }
 

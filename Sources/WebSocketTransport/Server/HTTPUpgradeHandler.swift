@@ -7,59 +7,146 @@ import WebSocket
 /// answers plain requests through the ``HTTPResponder``, and decides WebSocket upgrades with our
 /// own RFC 6455 handshake code. On an accepted upgrade it writes the 101 response, removes the
 /// HTTP handlers and installs a ``WebSocketChannelHandler``; leftover bytes flow to it.
+///
+/// It also keeps the HTTP phase's deadlines (``HTTPDeadlines``; an ``HTTPInputWatcher`` in front
+/// of the decoder reports the raw bytes), each request's body limit (the responder's route
+/// decision) and, for connections from a trusted proxy, the client address of each request.
 final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
         case idle
-        case receiving(HTTPRequestHead, ByteBuffer, isUpgrade: Bool)
+        case receiving(HTTPRequestHead, ByteBuffer, isUpgrade: Bool, bodyLimit: Int)
         case responding
         case upgraded
         case discarding
     }
 
+    /// How long a connection whose last response said `Connection: close` (an error such as 408
+    /// or 413, or a client that asked for it) stays half-open to read and drop what the client is
+    /// still sending, so that the kernel does not answer that with a reset which could destroy
+    /// the response before the client reads it. Closed earlier at the client's EOF.
+    static let closeLinger = TimeAmount.seconds(2)
+
     private let configuration: WebSocketServerConfiguration
     private let router: any WebSocketRouter
     private let responder: any HTTPResponder
     private let registry: ConnectionRegistry
+    private let limiter: ConnectionLimiter?
+    private let id: UInt64
     private let logger: Logger
     private let decoderName: String
     private let encoderName: String
+    private let watcherName: String
     private var state = State.idle
+    private var context: ChannelHandlerContext?
+    private var deadlines: HTTPDeadlines?
+    private var timer: Scheduled<Void>?
 
     init(
         configuration: WebSocketServerConfiguration,
         router: any WebSocketRouter,
         responder: any HTTPResponder,
         registry: ConnectionRegistry,
+        limiter: ConnectionLimiter?,
+        id: UInt64,
         logger: Logger,
         decoderName: String,
-        encoderName: String
+        encoderName: String,
+        watcherName: String
     ) {
         self.configuration = configuration
         self.router = router
         self.responder = responder
         self.registry = registry
+        self.limiter = limiter
+        self.id = id
         self.logger = logger
         self.decoderName = decoderName
         self.encoderName = encoderName
+        self.watcherName = watcherName
     }
+
+    // MARK: Lifecycle and deadlines
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        let deadlines = HTTPDeadlines(headTimeout: configuration.connectionPolicy.requestHeadTimeout, bodyTimeout: configuration.connectionPolicy.requestBodyTimeout,
+                                      idleTimeout: configuration.connectionPolicy.keepAliveTimeout, now: context.eventLoop.now)
+        self.deadlines = deadlines
+        apply(deadlines.initialAction)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+        self.context = nil
+    }
+
+    /// Raw bytes arrived (reported by the ``HTTPInputWatcher`` before the decoder sees them).
+    func bytesArrived() {
+        guard let context else { return }
+        apply(deadlines?.bytesReceived(now: context.eventLoop.now))
+    }
+
+    private func apply(_ action: HTTPDeadlines.TimerAction?) {
+        switch action {
+        case .schedule(let deadline):
+            timer?.cancel()
+            guard let context else { return }
+            let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+            timer = context.eventLoop.scheduleTask(deadline: deadline) { bound.value.deadlinePassed() }
+        case .cancel:
+            timer?.cancel()
+            timer = nil
+        case .keep, nil:
+            break
+        }
+    }
+
+    private func deadlinePassed() {
+        timer = nil
+        guard let context, let expiry = deadlines?.expire(now: context.eventLoop.now) else { return }
+        switch expiry {
+        case .requestTimeout(let phase):
+            registry.statistics.noteTimeout(phase)
+            logger.debug("HTTP deadline passed; answering 408", metadata: ["conn": "\(id)", "phase": "\(phase.rawValue)"])
+            state = .discarding
+            respond(context: context, .text(.requestTimeout, "request timed out\n"), keepAlive: false)
+        case .close(let phase):
+            registry.statistics.noteTimeout(phase)
+            logger.debug("HTTP deadline passed; closing", metadata: ["conn": "\(id)", "phase": "\(phase.rawValue)"])
+            state = .discarding
+            context.close(promise: nil)
+        }
+    }
+
+    // MARK: Requests
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch (unwrapInboundIn(data), state) {
         case (.head(let head), .idle):
+            apply(deadlines?.headReceived(now: context.eventLoop.now))
+            if let refusal = attributeClientAddress(of: head, context: context) {
+                logger.debug("connection refused", metadata: ["conn": "\(id)", "reason": "\(refusal.rawValue)"])
+                return refuse(context: context, .text(.tooManyRequests, "too many connections from your address\n"))
+            }
             let isUpgrade = head.headers.contains(name: "upgrade") || head.headers.contains(name: "sec-websocket-key")
-            state = .receiving(head, ByteBuffer(), isUpgrade: isUpgrade)
-        case (.body(var chunk), .receiving(let head, var body, let isUpgrade)):
-            if body.readableBytes + chunk.readableBytes > configuration.maxHTTPBodySize {
-                state = .discarding
-                respond(context: context, HTTPResponse.text(.payloadTooLarge, "request body too large\n"), keepAlive: false)
-                return
+            let serverLimit = configuration.maxHTTPBodySize
+            let bodyLimit = isUpgrade ? serverLimit : min(serverLimit, responder.bodyLimit(for: head) ?? serverLimit)
+            if let length = head.headers.first(name: "content-length").flatMap(Int.init), length > bodyLimit {
+                return refuse(context: context, Self.tooLarge(bodyLimit))
+            }
+            state = .receiving(head, ByteBuffer(), isUpgrade: isUpgrade, bodyLimit: bodyLimit)
+        case (.body(var chunk), .receiving(let head, var body, let isUpgrade, let bodyLimit)):
+            if body.readableBytes + chunk.readableBytes > bodyLimit {
+                return refuse(context: context, Self.tooLarge(bodyLimit))
             }
             body.writeBuffer(&chunk)
-            state = .receiving(head, body, isUpgrade: isUpgrade)
-        case (.end, .receiving(let head, let body, let isUpgrade)):
+            state = .receiving(head, body, isUpgrade: isUpgrade, bodyLimit: bodyLimit)
+        case (.end, .receiving(let head, let body, let isUpgrade, _)):
+            apply(deadlines?.requestReceived())
             state = .responding
             if isUpgrade {
                 upgrade(context: context, head: head)
@@ -70,8 +157,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             break
         default:
             // A request part arrived out of order (e.g. pipelined while we respond): refuse.
-            state = .discarding
-            respond(context: context, .text(.badRequest, "unexpected request data\n"), keepAlive: false)
+            refuse(context: context, .text(.badRequest, "unexpected request data\n"))
         }
     }
 
@@ -79,12 +165,29 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
         if error is HTTPParserError {
             logger.debug("bad HTTP request", metadata: ["error": "\(error)"])
             if case .idle = state {
-                state = .discarding
-                respond(context: context, .text(.badRequest, "malformed HTTP request\n"), keepAlive: false)
+                refuse(context: context, .text(.badRequest, "malformed HTTP request\n"))
                 return
             }
         }
         context.close(promise: nil)
+    }
+
+    private static func tooLarge(_ limit: Int) -> HTTPResponse {
+        .text(.payloadTooLarge, "request body too large (this route accepts at most \(limit) bytes)\n")
+    }
+
+    /// For a connection from a trusted proxy, counts it against the client address of `head`
+    /// (the last `X-Forwarded-For` hop); other connections were counted at accept.
+    private func attributeClientAddress(of head: HTTPRequestHead, context: ChannelHandlerContext) -> ConnectionRefusal? {
+        guard let limiter, limiter.isTrustedProxy(context.channel.remoteAddress),
+              let address = limiter.clientAddress(peer: context.channel.remoteAddress, head: head) else { return nil }
+        return limiter.attribute(id, to: address)
+    }
+
+    /// Answers `response` and ends the connection, discarding the rest of the request.
+    private func refuse(context: ChannelHandlerContext, _ response: HTTPResponse) {
+        state = .discarding
+        respond(context: context, response, keepAlive: false)
     }
 
     // MARK: Plain HTTP
@@ -113,10 +216,21 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
         let channel = context.channel
         if keepAlive {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            if case .responding = state { state = .idle }
+            if case .responding = state {
+                state = .idle
+                apply(deadlines?.responseSent(now: context.eventLoop.now))
+            }
         } else {
+            if case .responding = state { state = .discarding }
+            apply(deadlines?.finish())
+            // Shut the write side, drop what still arrives, and close on the client's EOF or
+            // after a short linger: closing with unread input would make the kernel send a reset.
             let promise = context.eventLoop.makePromise(of: Void.self)
-            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            promise.futureResult.whenComplete { result in
+                guard case .success = result else { return channel.close(promise: nil) }
+                channel.close(mode: .output).whenFailure { _ in channel.close(promise: nil) }
+                channel.eventLoop.scheduleTask(in: Self.closeLinger) { channel.close(promise: nil) }
+            }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
         }
     }
@@ -144,7 +258,9 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .success(let upgrade):
             accepted = upgrade
         }
-        switch router.route(accepted, remoteAddress: context.channel.remoteAddress) {
+        let peer = context.channel.remoteAddress
+        let client = limiter?.clientAddress(peer: peer, head: head) ?? peer?.ipAddress
+        switch router.route(accepted, remoteAddress: peer, clientAddress: client) {
         case .reject(let status, let reason):
             respond(context: context, .text(status, reason + "\n"), keepAlive: false)
         case .accept(let endpoint, let options):
@@ -158,14 +274,16 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .switchingProtocols, headers: headers))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             state = .upgraded
+            apply(deadlines?.finish())
+            if !options.awaitsAuthentication { limiter?.leaveUnauthenticated(id) }
             var connection = WebSocketConnection(role: .server, configuration: options.configuration, compression: compression,
                                                  allocator: context.channel.allocator)
             connection.compressionSettings = configuration.compression
-            let id = registry.nextID()
             let handler = WebSocketChannelHandler(
                 connection: connection, endpoint: endpoint, id: id, request: request,
                 subprotocol: accepted.subprotocol, timeouts: options.timeouts, backpressure: options.backpressure,
                 statistics: registry.statistics, logger: logger)
+            handler.limiter = limiter
             let pipeline = context.pipeline.syncOperations
             let channel = context.channel
             do {
@@ -177,6 +295,9 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
                 }
                 try pipeline.addHandler(handler)
                 pipeline.removeHandler(context: context, promise: nil)
+                if let watcher = try? pipeline.context(name: watcherName) {
+                    pipeline.removeHandler(context: watcher, promise: nil)
+                }
                 if let decoder = try? pipeline.context(name: decoderName) {
                     pipeline.removeHandler(context: decoder, promise: nil)
                 }

@@ -10,17 +10,24 @@ public struct WebSocketRouteOptions: Sendable {
     public var timeouts: WebSocketTimeouts
     /// Slow-reader policy.
     public var backpressure: WebSocketBackpressure
+    /// Whether the endpoint authenticates its connections after the upgrade (by calling
+    /// ``WebSocketSocket/authenticate(as:limit:)``). Until it does, the connection counts against
+    /// ``ConnectionPolicy/maxUnauthenticatedConnectionsPerAddress``; when false it
+    /// stops counting there at the upgrade. Default false.
+    public var awaitsAuthentication: Bool
 
     /// Creates options.
     public init(
         configuration: WebSocketConfiguration = .default,
         allowsCompression: Bool = true,
         timeouts: WebSocketTimeouts = .default,
-        backpressure: WebSocketBackpressure = .default
+        backpressure: WebSocketBackpressure = .default,
+        awaitsAuthentication: Bool = false
     ) {
         self.configuration = configuration
         self.allowsCompression = allowsCompression
         self.timeouts = timeouts
         self.backpressure = backpressure
+        self.awaitsAuthentication = awaitsAuthentication
     }
 }

@@ -14,6 +14,7 @@ public final class WebSocketServer: Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let registry = ConnectionRegistry()
+    private let limiter: ConnectionLimiter
     private let listener = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// Creates a server; nothing happens until ``start()``.
@@ -29,6 +30,7 @@ public final class WebSocketServer: Sendable {
         self.responder = responder
         self.group = group
         self.logger = logger
+        self.limiter = ConnectionLimiter(configuration: configuration, statistics: registry.statistics)
     }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).
@@ -38,6 +40,7 @@ public final class WebSocketServer: Sendable {
         let router = self.router
         let responder = self.responder
         let registry = self.registry
+        let limiter = self.limiter
         let logger = self.logger
         let limit = configuration.effectiveMaxConnections
         let statistics = registry.statistics
@@ -68,10 +71,24 @@ public final class WebSocketServer: Sendable {
                     }
                     return channel.close()
                 }
-                channel.closeFuture.whenComplete { _ in statistics.release() }
+                let id = registry.nextID()
+                limiter.open(id)
+                channel.closeFuture.whenComplete { _ in
+                    statistics.release()
+                    limiter.release(id)
+                }
+                // The peer's address counts now, unless it is a trusted proxy: then each request
+                // head names the client (X-Forwarded-For), and is counted there.
+                let peer = channel.remoteAddress
+                if !limiter.isTrustedProxy(peer), let address = peer?.ipAddress,
+                   let refusal = limiter.attribute(id, to: address) {
+                    logger.debug("connection refused on accept", metadata: ["address": "\(address)", "reason": "\(refusal.rawValue)"])
+                    return channel.close()
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
-                                                 responder: responder, registry: registry, logger: logger)
+                                                 responder: responder, registry: registry, limiter: limiter, id: id,
+                                                 logger: logger)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -84,24 +101,34 @@ public final class WebSocketServer: Sendable {
         return address
     }
 
-    /// Installs the HTTP/1.1 codec and the upgrade handler on a new connection's pipeline.
+    /// Installs the HTTP/1.1 codec, the input watcher and the upgrade handler on a new
+    /// connection's pipeline.
     static func installHTTPHandlers(
         on channel: any Channel,
         configuration: WebSocketServerConfiguration,
         router: any WebSocketRouter,
         responder: any HTTPResponder,
         registry: ConnectionRegistry,
+        limiter: ConnectionLimiter? = nil,
+        id: UInt64? = nil,
         logger: Logger
     ) throws {
         let decoderName = "http-decoder"
         let encoderName = "http-encoder"
+        let watcherName = "http-input-watcher"
+        let upgrade = HTTPUpgradeHandler(
+            configuration: configuration, router: router, responder: responder, registry: registry, limiter: limiter,
+            id: id ?? registry.nextID(), logger: logger, decoderName: decoderName, encoderName: encoderName,
+            watcherName: watcherName)
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(HTTPResponseEncoder(), name: encoderName)
+        try sync.addHandler(HTTPInputWatcher(reportingTo: upgrade), name: watcherName)
         try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)), name: decoderName)
-        try sync.addHandler(HTTPUpgradeHandler(
-            configuration: configuration, router: router, responder: responder, registry: registry,
-            logger: logger, decoderName: decoderName, encoderName: encoderName))
+        try sync.addHandler(upgrade)
     }
+
+    /// The connection counts per address and user (for tests and diagnostics).
+    var connectionCounts: ConnectionCounts { limiter.snapshot }
 
     /// The port the server is bound to, once started.
     public var localPort: Int? {

@@ -24,6 +24,8 @@ public struct WebSocketServerConfiguration: Sendable {
     /// for the database, logs and the listener — so the process never runs out of descriptors,
     /// where `accept` would fail in a loop.
     public var maxConnections: Int?
+    /// Deadlines of the HTTP phase and caps on connections per client address.
+    public var connectionPolicy: ConnectionPolicy
 
     /// Creates a configuration with the documented defaults.
     public init(
@@ -33,7 +35,8 @@ public struct WebSocketServerConfiguration: Sendable {
         handshake: ServerHandshakeConfiguration = .default,
         compression: PerMessageDeflateConfiguration = .default,
         maxHTTPBodySize: Int = 1 << 20,
-        maxConnections: Int? = nil
+        maxConnections: Int? = nil,
+        connectionPolicy: ConnectionPolicy = ConnectionPolicy()
     ) {
         self.host = host
         self.port = port
@@ -42,6 +45,7 @@ public struct WebSocketServerConfiguration: Sendable {
         self.compression = compression
         self.maxHTTPBodySize = maxHTTPBodySize
         self.maxConnections = maxConnections
+        self.connectionPolicy = connectionPolicy
     }
 
     /// ``maxConnections``, or what the open-file limit allows.
