@@ -37,6 +37,20 @@ struct ProtocolDocTests {
         }
     }
 
+    /// Section 6's `recast` row and section 9's `invalid_issue_type` row name exactly the issue
+    /// types the decoder accepts (``RecastIssueType``).
+    @Test func issueTypesAreTheDecodersOwn() throws {
+        let table = try #require(MarkdownDocument.tables(in: protocolDoc.section(6)).first)
+        let recast = try #require(table.first { MarkdownDocument.codes(in: $0[0]).first == "recast" })
+        let accepted = Set(RecastIssueType.allCases.map(\.rawValue))
+        let named = Set(MarkdownDocument.codes(in: recast[1]))
+        #expect(accepted.isSubset(of: named), "section 6 does not name \(accepted.subtracting(named))")
+        let malformed = try #require(MarkdownDocument.tables(in: MarkdownDocument.subsection("Malformed input", of: protocolDoc.section(9))).first)
+        let row = try #require(malformed.first { MarkdownDocument.codes(in: $0[0]).first == "invalid_issue_type" })
+        let names = Set(MarkdownDocument.codes(in: row[2])).subtracting(ClientMessageType.allCases.map(\.rawValue))
+        #expect(names == accepted)
+    }
+
     /// Section 7's broadcast table lists exactly the broadcast types the server counts per type
     /// in its metrics (``HubMetrics/broadcastTypes``); section 5 names the same ones.
     @Test func section7ListsEveryBroadcast() throws {
