@@ -68,7 +68,9 @@ extension BotTable {
         if let dropAfter = options.dropAfter, !dropped {
             throw BotFailure.check("--drop-after \(dropAfter): only \(spoken.reduce(0, +)) lines were spoken, nobody was dropped")
         }
-        if await players[0].ended == nil {
+        // The goal line ends the session by itself: its `ended` may still be on the way, and an
+        // `end` sent meanwhile would be refused (not_in_session).
+        if await players[0].ended == nil, await players[0].linesInSession < goal {
             try await settle()
             let id = await players[0].end()
             try await expectDone(players[0], id, "\(players[0].label)'s end")

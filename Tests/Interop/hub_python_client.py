@@ -261,9 +261,13 @@ class Context:
             peer = await self.raw(label, headers={"Authorization": "Bearer " + token}, user=user)
         else:
             peer = await self.raw(label, user=user)
-            await peer.send({"type": "auth", "token": token})
+            await peer.send({"type": "auth", "token": token, "id": "auth-1"})
         welcome = await peer.next_type("welcome")
         expect(welcome.get("userId") == user, "welcome for %r, expected %r" % (welcome.get("userId"), user))
+        # PROTOCOL.md sections 3-5: welcome echoes the auth message's id as ref; after a token on
+        # the upgrade it has no ref.
+        expected_ref = "auth-1" if how == "message" else None
+        expect(welcome.get("ref") == expected_ref, "welcome ref %r, expected %r" % (welcome.get("ref"), expected_ref))
         peer.welcome = welcome
         return peer
 

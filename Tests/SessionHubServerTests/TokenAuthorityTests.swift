@@ -136,4 +136,26 @@ import Testing
         #expect(fromEnv == Array("an environment secret!".utf8))
         #expect(throws: HubSecret.LoadError.self) { try HubSecret.load(file: file, environment: ["SESSIONHUB_SECRET": "short"]) }
     }
+
+    /// docs/OPERATIONS.md section 4.3: the key is the file's UTF-8 text with surrounding
+    /// whitespace trimmed, at least 16 bytes; a file that is not UTF-8 is refused, not altered.
+    @Test func secretFileIsTrimmedTextOfAtLeast16Bytes() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("secret").path
+        func write(_ bytes: [UInt8]) { #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes))) }
+
+        write(Array(" \t0123456789 abcdef\r\n\n".utf8))
+        #expect(try HubSecret.load(file: file, environment: [:]) == Array("0123456789 abcdef".utf8))
+        write(Array("0123456789abcdef\n".utf8))  // 16 bytes: the minimum
+        #expect(try HubSecret.load(file: file, environment: [:]) == Array("0123456789abcdef".utf8))
+        write(Array("0123456789abcde\n\n".utf8))  // 15 bytes once trimmed
+        #expect(throws: HubSecret.LoadError.self) { try HubSecret.load(file: file, environment: [:]) }
+        // 32 random-looking bytes that are not UTF-8: once silently turned into U+FFFD characters.
+        write([0xFF, 0xFE] + Array(repeating: 0x80, count: 30))
+        #expect(throws: HubSecret.LoadError.self) { try HubSecret.load(file: file, environment: [:]) }
+        // The variable is taken exactly as set, spaces included.
+        #expect(try HubSecret.load(file: file, environment: ["SESSIONHUB_SECRET": " 0123456789abcdef\n"]) == Array(" 0123456789abcdef\n".utf8))
+    }
 }

@@ -123,13 +123,35 @@ import WebSocket
         #expect(statistics.droppedFrames > 0)
     }
 
+    /// docs/PROTOCOL.md section 2: a silent connection is closed after 60–90 s (two or three
+    /// 30 s checks), counted from the upgrade when it never sent anything: the first check only
+    /// notes the handshake, the second pings, the third closes.
     @Test func idlePeerGetsPingedThenDropped() throws {
         let endpoint = RecordingEndpoint()
         let channel = try makeChannel(endpoint)
         channel.embeddedEventLoop.advanceTime(by: .seconds(30))
+        #expect(try writtenFrames(channel).isEmpty, "no ping at the first check after the upgrade")
+        channel.embeddedEventLoop.advanceTime(by: .seconds(30))
         let pings = try writtenFrames(channel)
         #expect(pings.map(\.0) == [.ping])
+        #expect(channel.isActive)
         channel.embeddedEventLoop.advanceTime(by: .seconds(30))
+        #expect(!channel.isActive)
+        #expect(endpoint.closes.first?.0 == .goingAway)
+    }
+
+    /// After a message, silence is counted from that message: pinged at the second check after
+    /// it, closed at the third (60–90 s with the default interval).
+    @Test func peerSilentAfterAMessageIsDroppedAtTheThirdCheck() throws {
+        let endpoint = RecordingEndpoint()
+        let channel = try makeChannel(endpoint)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(20))
+        try channel.writeInbound(maskedFrame(.text, Array("hi".utf8)))
+        channel.embeddedEventLoop.advanceTime(by: .seconds(10))  // check 1 (30 s): the message was seen
+        channel.embeddedEventLoop.advanceTime(by: .seconds(30))  // check 2 (60 s): silent since check 1: ping
+        #expect(try writtenFrames(channel).map(\.0) == [.ping])
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(30))  // check 3 (90 s): still silent: close
         #expect(!channel.isActive)
         #expect(endpoint.closes.first?.0 == .goingAway)
     }

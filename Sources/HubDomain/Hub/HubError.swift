@@ -21,6 +21,8 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidIssueType = "invalid_issue_type"
         case sessionLimit = "session_limit"
         case rateLimited = "rate_limited"
+        /// The user already holds the most authenticated connections the server allows.
+        case tooManyConnections = "too_many_connections"
         case joinLocked = "join_locked"
         case hubFull = "hub_full"
         case storageUnavailable = "storage_unavailable"

@@ -102,21 +102,24 @@ public struct ClientMessageDecoder: Sendable {
             return value
         }
         do throws(ProtocolError) {
+            guard let kind = ClientMessageType(rawValue: type) else {
+                throw ProtocolError(.unknownType, "unknown message type \(type.prefix(40))", ref: ref)
+            }
             let request: ClientRequest
-            switch type {
-            case "hello": request = .hello(protocolVersion: envelope.protocolVersion)
-            case "auth": request = .auth(token: try require(envelope.token, "token"))
-            case "scenarios": request = .scenarios
-            case "startSolo": request = .startSolo(scenarioId: try require(envelope.scenarioId, "scenarioId"))
-            case "host": request = .host(scenarioId: try require(envelope.scenarioId, "scenarioId"), maxPlayers: envelope.maxPlayers)
-            case "join": request = .join(code: try require(envelope.code, "code"))
-            case "resume":
+            switch kind {
+            case .hello: request = .hello(protocolVersion: envelope.protocolVersion)
+            case .auth: request = .auth(token: try require(envelope.token, "token"))
+            case .scenarios: request = .scenarios
+            case .startSolo: request = .startSolo(scenarioId: try require(envelope.scenarioId, "scenarioId"))
+            case .host: request = .host(scenarioId: try require(envelope.scenarioId, "scenarioId"), maxPlayers: envelope.maxPlayers)
+            case .join: request = .join(code: try require(envelope.code, "code"))
+            case .resume:
                 request = .resume(resumeToken: try require(envelope.resumeToken, "resumeToken"),
                                   lastSeq: try require(envelope.lastSeq, "lastSeq"))
-            case "say":
+            case .say:
                 request = .say(textNative: try require(envelope.textNative, "textNative"),
                                textTranslated: envelope.textTranslated ?? "")
-            case "recast":
+            case .recast:
                 let names = try require(envelope.issueTypes, "issueTypes")
                 var types: [RecastIssueType] = []
                 for name in names {
@@ -130,18 +133,16 @@ public struct ClientMessageDecoder: Sendable {
                 request = .recast(lineId: try require(envelope.lineId, "lineId"),
                                   correctedText: try require(envelope.correctedText, "correctedText"),
                                   explanation: envelope.explanation, issueTypes: types)
-            case "acceptRecast": request = .acceptRecast(recastId: try require(envelope.recastId, "recastId"))
-            case "leave": request = .leave
-            case "end": request = .end
-            case "ping": request = .ping
-            case "profile": request = .profile
-            case "updateProfile":
+            case .acceptRecast: request = .acceptRecast(recastId: try require(envelope.recastId, "recastId"))
+            case .leave: request = .leave
+            case .end: request = .end
+            case .ping: request = .ping
+            case .profile: request = .profile
+            case .updateProfile:
                 _ = try require(envelope.profile, "profile")
                 request = .updateProfile(profile: try Self.object(named: "profile", in: data, ref: ref))
-            case "history": request = .history(limit: envelope.limit, before: envelope.before)
-            case "historySession": request = .historySession(sessionId: try require(envelope.sessionId, "sessionId"))
-            default:
-                throw ProtocolError(.unknownType, "unknown message type \(type.prefix(40))", ref: ref)
+            case .history: request = .history(limit: envelope.limit, before: envelope.before)
+            case .historySession: request = .historySession(sessionId: try require(envelope.sessionId, "sessionId"))
             }
             return .success(ClientMessage(id: ref, request: request))
         } catch {

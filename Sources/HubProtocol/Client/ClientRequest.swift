@@ -40,25 +40,28 @@ public enum ClientRequest: Sendable, Equatable {
     case historySession(sessionId: String)
 
     /// The wire name of the request.
-    public var type: String {
+    public var type: String { kind.rawValue }
+
+    /// The message type of the request.
+    public var kind: ClientMessageType {
         switch self {
-        case .hello: "hello"
-        case .auth: "auth"
-        case .scenarios: "scenarios"
-        case .startSolo: "startSolo"
-        case .host: "host"
-        case .join: "join"
-        case .resume: "resume"
-        case .say: "say"
-        case .recast: "recast"
-        case .acceptRecast: "acceptRecast"
-        case .leave: "leave"
-        case .end: "end"
-        case .ping: "ping"
-        case .profile: "profile"
-        case .updateProfile: "updateProfile"
-        case .history: "history"
-        case .historySession: "historySession"
+        case .hello: .hello
+        case .auth: .auth
+        case .scenarios: .scenarios
+        case .startSolo: .startSolo
+        case .host: .host
+        case .join: .join
+        case .resume: .resume
+        case .say: .say
+        case .recast: .recast
+        case .acceptRecast: .acceptRecast
+        case .leave: .leave
+        case .end: .end
+        case .ping: .ping
+        case .profile: .profile
+        case .updateProfile: .updateProfile
+        case .history: .history
+        case .historySession: .historySession
         }
     }
 }

@@ -1,5 +1,5 @@
 /// Why a token was refused. The `reason` goes into the close frame (1008) or the HTTP error.
-public enum AuthError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum AuthError: Error, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// No token was presented.
     case missing
     /// Not three base64url parts of JSON.

@@ -2,6 +2,11 @@ import Foundation
 
 /// Where the hub's token secret comes from: `SESSIONHUB_SECRET`, else a file, else a generated
 /// development secret written to that file (mode 0600) so `sessionhub token` and the server agree.
+///
+/// The HMAC key is the UTF-8 bytes of the secret as text, at least 16 of them: the variable's
+/// value exactly as set; the file's text with leading and trailing whitespace and newlines
+/// trimmed (a file that is not UTF-8 is refused). A generated secret is 32 random bytes in
+/// base64url (43 characters) followed by a newline. See docs/OPERATIONS.md section 4.3.
 public enum HubSecret {
     /// Errors loading the secret.
     public enum LoadError: Error, CustomStringConvertible {
@@ -28,7 +33,12 @@ public enum HubSecret {
         let manager = FileManager.default
         if manager.fileExists(atPath: file) {
             guard let data = manager.contents(atPath: file) else { throw LoadError.io("cannot read secret file \(file)") }
-            let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            // The key is the file's text, not its raw bytes: refuse what is not UTF-8 rather than
+            // replace bytes (a token minter using the raw bytes would never match).
+            guard let contents = String(data: data, encoding: .utf8) else {
+                throw LoadError.io("secret file \(file) is not UTF-8 text (write the secret as text, e.g. openssl rand -base64 32)")
+            }
+            let text = contents.trimmingCharacters(in: .whitespacesAndNewlines)
             guard text.utf8.count >= 16 else { throw LoadError.tooShort(file) }
             return Array(text.utf8)
         }

@@ -109,7 +109,7 @@ final class HubConnectionWorker: Sendable {
             return
         }
         guard state.requests.take(now: now) else {
-            return fail("rate_limited", "too many requests; slow down", ref: message.id, &state)
+            return fail(HubError.Code.rateLimited.rawValue, "too many requests; slow down", ref: message.id, &state)
         }
         switch await runtime.account.answer(message.request, user: user, ref: message.id) {
         case .success(let text): return send(text)
@@ -188,7 +188,7 @@ final class HubConnectionWorker: Sendable {
         let user = HubUser(id: claims.sub, displayName: claims.name)
         let most = runtime.limits.maxConnectionsPerUser
         guard socket.authenticate(as: user.id, limit: most) else {
-            fail("too_many_connections", "this user already has \(most) connections open; close one first", ref: ref, &state)
+            fail(HubError.Code.tooManyConnections.rawValue, "this user already has \(most) connections open; close one first", ref: ref, &state)
             return close(.policyViolation, "too_many_connections: at most \(most) per user", &state)
         }
         state.user = user

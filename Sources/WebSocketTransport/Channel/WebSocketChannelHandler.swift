@@ -24,7 +24,10 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private var socket: WebSocketSocket?
     private var inRead = false
     private var needsFlush = false
-    private var receivedSinceTick = false
+    /// Starts true: the opening handshake counts as traffic, so a new connection gets the same
+    /// 2–3 ping intervals before an idle close as one that just spoke, and is never pinged at
+    /// the wheel's first tick (which may come right after the upgrade, before `welcome`).
+    private var receivedSinceTick = true
     private var pingOutstanding = false
     private var keepalive: KeepaliveWheel?
     private var closeTimer: Scheduled<Void>?
