@@ -272,7 +272,9 @@ struct DashboardIntegrationTests {
     /// none of the operators' places: all 8 operators still get in, and the oldest squatters
     /// were closed with 1013 to make room.
     @Test func unauthenticatedFeedsCannotKeepOperatorsOut() async throws {
-        try await HubTestServer.with { port in
+        // A long auth deadline, so that on a slow machine the first squatter is evicted rather
+        // than timed out before the operators arrive.
+        try await HubTestServer.with(persistence: .inMemory(), adjust: { $0.dashboard.authTimeout = .seconds(60) }) { port, _ in
             var squatters: [FeedClient] = []
             for _ in 0..<48 { squatters.append(try await FeedClient.connect(port: port)) }
             var operators: [FeedClient] = []

@@ -32,10 +32,12 @@ enum HubTestServer {
         hub: HubConfiguration = HubConfiguration(),
         limits: HubConnectionLimits = HubConnectionLimits(),
         persistence: HubPersistence,
+        adjust: (inout HubServerConfiguration) -> Void = { _ in },
         _ body: (Int, HubServer) async throws -> Void
     ) async throws {
-        let server = try HubServer(configuration: HubServerConfiguration(
-            port: 0, threads: 2, secret: secret, hub: hub, connectionLimits: limits), persistence: persistence)
+        var configuration = HubServerConfiguration(port: 0, threads: 2, secret: secret, hub: hub, connectionLimits: limits)
+        adjust(&configuration)
+        let server = try HubServer(configuration: configuration, persistence: persistence)
         let port = try await server.start()
         do {
             try await body(port, server)
