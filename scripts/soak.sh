@@ -10,7 +10,7 @@
 # Checks 0 lost and 0 duplicated broadcasts for the well-behaved players, the documented errors
 # and close codes for the offenders, exit 0 for every bot run, and that the hub's RSS and open
 # descriptors return to their baseline after the load; prints a report and writes it as JSON
-# (--report, default soak-report.json in the work directory). Exit code 0 iff every check held.
+# (--report, default ${TMPDIR:-/tmp}/soak-report.json). Exit code 0 iff every check held.
 # The hub is $SESSIONHUB_BIN, else .build/release/sessionhub if built, else .build/debug/sessionhub;
 # the bot is $SESSIONHUB_BOT_BIN, else sessionhub-bot next to the hub, else .build/debug/sessionhub-bot.
 # This script does not build them. Arguments after `--` go to `sessionhub serve` (e.g. generous
@@ -20,6 +20,7 @@
 # a failing one.
 set -uo pipefail
 
+CALLER_DIR="$PWD"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export DEBIAN_FRONTEND=noninteractive
@@ -28,7 +29,7 @@ log() { echo "[soak] $*" >&2; }
 
 MINUTES="${SOAK_MINUTES:-20}"
 SEED=""
-REPORT=""
+REPORT="${TMPDIR:-/tmp}/soak-report.json"
 KEEP=0
 SERVE_ARGS=()
 [ -n "${SOAK_SERVE_ARGS:-}" ] && read -r -a SERVE_ARGS <<<"$SOAK_SERVE_ARGS"
@@ -88,7 +89,8 @@ trap 'STATUS=130; exit 130' INT TERM
 log "hub $BIN, bot $BOT, $MINUTES minutes"
 ARGS=(--bin "$BIN" --bot-bin "$BOT" --work "$WORK" --minutes "$MINUTES")
 [ -n "$SEED" ] && ARGS+=(--seed "$SEED")
-[ -n "$REPORT" ] && ARGS+=(--report "$REPORT")
+case "$REPORT" in /*) ;; *) REPORT="$CALLER_DIR/$REPORT" ;; esac
+ARGS+=(--report "$REPORT")
 for a in "${SERVE_ARGS[@]}"; do ARGS+=("--serve-arg=$a"); done
 # The driver bounds every wait itself; `timeout` is the backstop (N + 15 minutes).
 LIMIT=$(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 + 900 }')

@@ -1192,24 +1192,24 @@ async def off_ping_flood(o):
 
 
 async def off_line_burst(o):
-    """16 says at once in a solo session: over the line rate (burst 10, 5/s) -> some
+    """24 says at once in a solo session (goal 30 lines): over the line rate (burst 10, 5/s) -> some
     rate_limited, the rest are lines; the connection stays usable; the solo session ends."""
     conn = await o.open(compression=True)
     rid = o.rid()
-    joined = await conn.request({"type": "startSolo", "scenarioId": "ordering-coffee", "id": rid}, lambda m: m.get("type") == "joined")
+    joined = await conn.request({"type": "startSolo", "scenarioId": TABLE_SCENARIO, "id": rid}, lambda m: m.get("type") == "joined")
     expect(joined.get("type") == "joined", "startSolo -> %s" % brief(joined))
-    ids = [o.rid() for _ in range(16)]
+    ids = [o.rid() for _ in range(24)]
     futs = []
     for i in ids:
         fut = asyncio.get_running_loop().create_future()
         conn.waiters[i] = (lambda m: m.get("type") == "line", fut)
         futs.append(fut)
-    await o.blast([json.dumps({"type": "say", "textNative": "Un café, por favor %s" % i, "id": i}) for i in ids])
+    await o.blast([json.dumps({"type": "say", "textNative": "Passiamo alle domande %s" % i, "id": i}) for i in ids])
     answers = await asyncio.wait_for(asyncio.gather(*futs), ANSWER_TIMEOUT)
     lines = [a for a in answers if a.get("type") == "line"]
     limited = [a for a in answers if a.get("type") == "error" and a.get("code") == "rate_limited"]
     expect(len(lines) + len(limited) == len(ids), "other answers: %s" % [brief(a) for a in answers if a not in lines + limited][:3])
-    expect(limited, "16 says at once, none rate_limited")
+    expect(limited, "24 says at once, none rate_limited")
     expect(await o.pong(), "no pong after the burst")
     rid = o.rid()
     ended = await conn.request({"type": "end", "id": rid}, lambda m: m.get("type") == "ended")
