@@ -9,7 +9,9 @@ extension BotTable {
     /// goal line), so the replay holds what the others said while it was away.
     /// When the goal line was spoken (or a line raced the end), the hub is ending the session: its
     /// `ended` follows once the history is saved, and an `end` sent meanwhile would be refused, so
-    /// the host waits for `ended` instead.
+    /// the host waits for `ended` instead. Every line of the session is one of these players', so
+    /// their own acknowledged lines tell when the goal was reached (the host's copy of the last
+    /// line may not have arrived yet).
     func playInTurns(_ scenario: Scenario) async throws {
         let seats = players.count
         let goal = scenario.goal.lines
@@ -65,7 +67,7 @@ extension BotTable {
             case .done, .pending:
                 spoken[seat] += 1
                 if away { linesWhileAway += 1 }
-                if goalLine { sessionEnding = true }
+                if goalLine || spoken.reduce(0, +) >= goal { sessionEnding = true }
             case .refused(let code, _) where code == "session_ended":
                 sessionEnding = true
                 break speaking
