@@ -3,6 +3,7 @@
 # conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary,
 # then the hub's wire-protocol suite with an independent Python client (Tests/Interop/hub_python_client.py),
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
+# then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
 # then the operator dashboard in headless Chromium (scripts/dashboard-test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,9 @@ leftovers "hub-interop"
 echo "[test] crash recovery (kill -9 mid-session, restart, resume, history)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/crash-test.sh
 leftovers "crash-test"
+echo "[test] soak, 2 minutes (players who drop and resume, slow readers, offenders, bots, SIGKILL + restart; no leak)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/soak.sh --minutes 2
+leftovers "soak"
 echo "[test] operator dashboard in headless Chromium (hub + bots)" >&2
 DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" \
   bash scripts/dashboard-test.sh

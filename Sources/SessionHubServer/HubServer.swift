@@ -109,7 +109,7 @@ public final class HubServer: Sendable {
 
     /// Rebuilds the sessions a crash left open in the journal (when it can be read back), runs
     /// the storage upkeep once, binds and listens; returns the bound port. Starts the
-    /// once-a-second session clock (grace windows, live stats) and the periodic upkeep.
+    /// once-a-second session clock (grace windows, live stats), the periodic upkeep and heap trim.
     /// - Throws: when the journal cannot be read or the port cannot be bound.
     @discardableResult
     public func start() async throws -> Int {
@@ -131,6 +131,7 @@ public final class HubServer: Sendable {
         let address = try await server.start()
         let maintenance = persistence.maintenance
         let every = max(1, configuration.maintenanceIntervalSeconds)
+        let trimEvery = configuration.heapTrimIntervalSeconds
         let ticks = Atomic<Int>(0)
         // Ten slices of sessions, one every 100 ms: each session ticks once a second, and their
         // live stats do not all go out at the same instant.
@@ -140,6 +141,7 @@ public final class HubServer: Sendable {
             Task {
                 await hub.tick(slice: tick % slices, of: slices)
                 if tick % (every * slices) == 0 { await maintenance?() }
+                if trimEvery > 0, tick % (trimEvery * slices) == 5 { HeapTrimmer.trim() }
             }
         }
         ticker.withLock { $0 = task }

@@ -7,6 +7,11 @@ extension BotTable {
     /// With `--drop-after N`, the last seat drops after the session's N-th line; its turn passes
     /// until another player has spoken, and it resumes on its next turn after that (or before the
     /// goal line), so the replay holds what the others said while it was away.
+    /// When the goal line was spoken (or a line raced the end), the hub is ending the session: its
+    /// `ended` follows once the history is saved, and an `end` sent meanwhile would be refused, so
+    /// the host waits for `ended` instead. Every line of the session is one of these players', so
+    /// their own acknowledged lines tell when the goal was reached (the host's copy of the last
+    /// line may not have arrived yet).
     func playInTurns(_ scenario: Scenario) async throws {
         let seats = players.count
         let goal = scenario.goal.lines
@@ -26,6 +31,7 @@ extension BotTable {
         var away = false
         var linesWhileAway = 0
         var turn = 0
+        var sessionEnding = false
         speaking: while spoken.contains(where: { $0 < perPlayer }) {
             let seat = turn % seats
             turn += 1
@@ -38,7 +44,10 @@ extension BotTable {
             }
             let observer = players[away && victim == 0 ? victim : 0]
             let linesSoFar = await observer.linesInSession
-            if await observer.ended != nil || linesSoFar >= goal { break }
+            if await observer.ended != nil || linesSoFar >= goal {
+                sessionEnding = true
+                break
+            }
             let goalLine = linesSoFar + 1 == goal
             let othersCanSpeak = spoken.indices.contains { $0 != victim && spoken[$0] < perPlayer }
             if away, seat == victim, linesWhileAway == 0, !goalLine, othersCanSpeak {
@@ -58,7 +67,9 @@ extension BotTable {
             case .done, .pending:
                 spoken[seat] += 1
                 if away { linesWhileAway += 1 }
+                if goalLine || spoken.reduce(0, +) >= goal { sessionEnding = true }
             case .refused(let code, _) where code == "session_ended":
+                sessionEnding = true
                 break speaking
             case .refused(let code, let message):
                 throw BotFailure.check("\(player.label)'s line \(counter) was refused: \(code): \(message)")
@@ -68,9 +79,7 @@ extension BotTable {
         if let dropAfter = options.dropAfter, !dropped {
             throw BotFailure.check("--drop-after \(dropAfter): only \(spoken.reduce(0, +)) lines were spoken, nobody was dropped")
         }
-        // The goal line ends the session by itself: its `ended` may still be on the way, and an
-        // `end` sent meanwhile would be refused (not_in_session).
-        if await players[0].ended == nil, await players[0].linesInSession < goal {
+        if !sessionEnding, await players[0].ended == nil {
             try await settle()
             let id = await players[0].end()
             try await expectDone(players[0], id, "\(players[0].label)'s end")

@@ -45,6 +45,21 @@ struct BotIntegrationTests {
         }
     }
 
+    /// The goal line ends the session, but `ended` comes only after the history is saved: a
+    /// host that sends `end` in between is refused (`session_ended`, or `not_in_session` once
+    /// `ended` is out). Found by the soak (docs/SOAK.md): the bot must wait for `ended` instead.
+    @Test("Host to the goal while the history save is slow: the bot waits for ended, it does not send end")
+    func goalWithSlowHistorySave() async throws {
+        try await HubTestServer.with(history: SlowHistoryWriter(delay: .milliseconds(400))) { port in
+            let run = try await play(port, tokens("goal", 3) + ["--host", "--players", "3", "--pace-ms", "5", "--json"])
+            #expect(run.status == 0, "\(run)")
+            let summary = try BotSummary(json: run.stdout)
+            #expect(summary.ok, "\(summary.problems)")
+            #expect(summary.cause == "goalReached")
+            #expect(summary.players.filter(\.receivedEnded).count == 3)
+        }
+    }
+
     @Test("Host with 4 players, every line corrected and every correction accepted: exit 0, everyone got ended")
     func hostFourPlayersWithRecasts() async throws {
         try await HubTestServer.with { port in

@@ -48,6 +48,9 @@ public struct HubServerConfiguration: Sendable {
     public var backpressure = WebSocketBackpressure.default
     /// Opening-handshake rules and header limits of every WebSocket endpoint.
     public var handshake = ServerHandshakeConfiguration.default
+    /// Seconds between two heap trims (``HeapTrimmer``: freed memory returned to the system, so
+    /// RSS falls back after a burst); 0 turns them off. Default 10.
+    public var heapTrimIntervalSeconds = 10
     /// Open TCP connections beyond which new ones are closed on accept; nil: the open-file limit
     /// less a reserve (``WebSocketTransport/WebSocketServerConfiguration/maxConnections``).
     public var maxConnections: Int?
