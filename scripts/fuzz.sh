@@ -73,9 +73,9 @@ for name in "${selected[@]}"; do
   cov=$(grep -oE 'cov: [0-9]+' <<< "$done_line" | grep -oE '[0-9]+' || echo "?")
   ft=$(grep -oE 'ft: [0-9]+' <<< "$done_line" | grep -oE '[0-9]+' || echo "?")
   corp=$(grep -oE 'corp: [0-9]+' <<< "$done_line" | grep -oE '[0-9]+' || echo "?")
-  runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
-  rate=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
-  rss=$(grep -oE 'stat::peak_rss_mb: [0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
+  runs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
+  rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
+  rss=$(grep -oE 'stat::peak_rss_mb:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
   echo "[fuzz] $name: $runs executions in ${duration} s, $rate exec/s, cov $cov, ft $ft, corpus $corp, peak RSS ${rss} MB" >&2
   if [ "$status" -ne 0 ]; then
     echo "[fuzz] $name FAILED (exit $status); log: $run/log" >&2

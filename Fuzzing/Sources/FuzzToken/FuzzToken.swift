@@ -4,8 +4,9 @@ import SessionHubServer
 /// The bearer-token parser (``TokenAuthority``) and resume tokens (``SignedResumeTokens``), through
 /// their public API.
 ///
-/// Input: byte 0 = mode; byte 1-2 = a mutation position; byte 3 = the mutation; the rest = a token
-/// (mode bit 0 clear) or the claims of a token the harness mints and then mutates (bit 0 set).
+/// Input: byte 0 = mode; bytes 1–2 = a mutation position; byte 3 = the mutation (and the minted
+/// token's lifetime); the rest = a token
+/// (mode bit 0 clear) or `sub\0name\0role` of a token the harness mints and then mutates (bit 0 set).
 ///
 /// Properties: nothing traps; an arbitrary string never verifies (no valid signature can be
 /// guessed), nor passes as a resume token; an accepted token has a non-empty `sub`, fields of at
@@ -36,17 +37,21 @@ public func fuzzToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         String(decoding: $0, as: UTF8.self)
     }
     while fields.count < 3 { fields.append("") }
-    let lifetime = Int(mutation) * 1000 - 10_000
+    let lifetime = Int(mutation) * 100 - 1000
     let claims = TokenClaims(sub: fields[0], name: fields[1], iat: now - 60, exp: now + lifetime,
                              role: fields[2].isEmpty ? nil : fields[2])
     let token = authority.mint(claims)
-    let valid = !claims.sub.isEmpty && claims.sub.utf8.count <= 128 && claims.name.utf8.count <= 128 && claims.exp > now
+    // Claims the hub must refuse, and claims it must accept (short-lived, plain names: stricter rules
+    // on lifetime or characters may refuse others, which is allowed either way).
+    let mustRefuse = claims.sub.isEmpty || claims.sub.utf8.count > 128 || claims.name.utf8.count > 128 || claims.exp <= now
+    let mustAccept = !mustRefuse && isPlain(claims.sub) && isPlain(claims.name) && isPlain(claims.role ?? "")
+        && claims.exp - claims.iat <= 3600 && token.utf8.count <= 4096
     do {
         let verified = try authority.verify(token, now: now)
-        fuzzCheck(valid, "invalid claims \(claims) verified")
+        fuzzCheck(!mustRefuse, "invalid claims \(claims) verified")
         fuzzCheck(verified == claims, "minted \(claims), verified \(verified)")
     } catch {
-        fuzzCheck(!valid || token.utf8.count > 4096, "valid claims \(claims) refused: \(error)")
+        fuzzCheck(!mustAccept, "valid claims \(claims) refused: \(error)")
     }
 
     var bytes = Array(token.utf8)
@@ -75,6 +80,14 @@ public func fuzzToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzCheck(!resumeTokens.verify(resume, sessionId: seat.session + "x", userId: seat.user), "resume token valid for another session")
     fuzzCheck(!resumeTokens.verify(resume, sessionId: seat.session, userId: seat.user + "x"), "resume token valid for another user")
     return 0
+}
+
+/// Letters, digits, space, `-` and `_` only.
+private func isPlain(_ text: String) -> Bool {
+    text.utf8.allSatisfy { byte in
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            || byte == 0x20 || byte == 0x2D || byte == 0x5F
+    }
 }
 
 private let secret = Array("fuzzing-secret-0123456789abcdef".utf8)
