@@ -59,10 +59,14 @@ def connection():
         "compressed-window9": (0x01 | (1 << 4) | 0x08, frame(1, deflate(b"nine bits " * 30, wbits=9), rsv1=True)),
         "compressed-bomb": (0x03, frame(2, deflate(b"\x00" * 100000), rsv1=True)),
         "bad-utf8": (plain, frame(1, b"\xff\xfe")),
+        # Found by this target: invalid UTF-8, then a corrupt block (must fail alike however split).
+        "regression-utf8-then-corrupt": (deflated, frame(1, b"\x00\x01\x00\xfe\xff\xff\x07", rsv1=True)),
         "unmasked": (plain, frame(1, b"no mask", masked=False)),
     }
     for name, (options, stream) in seeds.items():
-        write("connection", name, bytes([options, 0x2a, 0x00]) + stream)
+        # Split seed 19 cuts the regression's frame inside its payload.
+        seed = 19 if name.startswith("regression") else 0x2a
+        write("connection", name, bytes([options, seed, 0x00]) + stream)
 
 
 def handshake():

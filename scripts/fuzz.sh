@@ -76,7 +76,8 @@ for name in "${selected[@]}"; do
   runs=$(grep -oE 'stat::number_of_executed_units:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
   rate=$(grep -oE 'stat::average_exec_per_sec:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
   rss=$(grep -oE 'stat::peak_rss_mb:[[:space:]]+[0-9]+' "$run/log" | grep -oE '[0-9]+$' || echo "?")
-  echo "[fuzz] $name: $runs executions in ${duration} s, $rate exec/s, cov $cov, ft $ft, corpus $corp, peak RSS ${rss} MB" >&2
+  took=$(grep -oE '^Done [0-9]+ runs in [0-9]+ second' "$run/log" | grep -oE '[0-9]+ second' | grep -oE '[0-9]+' || true)
+  echo "[fuzz] $name: $runs executions in ${took:-less than $duration} s, $rate exec/s, cov $cov, ft $ft, corpus $corp, peak RSS ${rss} MB" >&2
   if [ "$status" -ne 0 ]; then
     echo "[fuzz] $name FAILED (exit $status); log: $run/log" >&2
     grep -E 'ERROR: |property failed|Fatal error|SUMMARY|Test unit written' "$run/log" | head -n 20 >&2 || true
