@@ -48,9 +48,25 @@ public func fuzzConnection(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     let split = run(stream, chunks: chunks, configuration: configuration,
                     compression: compression, closeFirst: closeFirst)
+    if whole.events != split.events, compression != nil, sameFailureCode(whole.events, split.events) {
+        // A peer that refers back past the window it negotiated (below 15 bits) sends invalid data,
+        // but zlib only notices when the distance reaches past its window, not past output it
+        // produced in the same call: in one read such a message may inflate (and then fail as
+        // invalid UTF-8), in several it fails as invalid compressed data. Both are 1007; only the
+        // reason differs, so the close frames' bytes differ too (docs/FUZZING.md).
+        return 0
+    }
     fuzzCheck(whole.events == split.events, "events differ between one chunk and \(chunks): \(whole.events) vs \(split.events)")
     fuzzCheck(whole.output == split.output, "output differs between one chunk and \(chunks)")
     return 0
+}
+
+/// Whether two event lists are equal up to their last event, and both end in a failure with the
+/// same close code.
+private func sameFailureCode(_ a: [WebSocketEvent], _ b: [WebSocketEvent]) -> Bool {
+    guard a.count == b.count, a.dropLast() == b.dropLast(),
+          case .failed(let x)? = a.last, case .failed(let y)? = b.last else { return false }
+    return x.closeCode == y.closeCode
 }
 
 /// What one run produced.
