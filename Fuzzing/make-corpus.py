@@ -63,6 +63,9 @@ def connection():
         "regression-utf8-then-corrupt": (deflated, frame(1, b"\x00\x01\x00\xfe\xff\xff\x07", rsv1=True)),
         "unmasked": (plain, frame(1, b"no mask", masked=False)),
     }
+    # Found by this target: a peer overrunning its 9-bit window (fails with 1007 however split).
+    write("connection", "regression-window-overrun", bytes.fromhex(
+        "192200c1f237fa213ddb3b103c37fa21ff970f6e503af5813d37000000000000000000000000000000000000000000000000000000001b00000000000000000000000000000000000000000000000000000000000000000000005c00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000002000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"))
     for name, (options, stream) in seeds.items():
         # Split seed 19 cuts the regression's frame inside its payload.
         seed = 19 if name.startswith("regression") else 0x2a
@@ -135,6 +138,8 @@ def client_message():
         write("client-message", message["type"], b"\x00" + json.dumps(message, ensure_ascii=False).encode())
     write("client-message", "bad-number", b"\x00" + b'{"type":"history","limit":1.5,"id":"x"}')
     write("client-message", "not-object", b"\x00" + b'[1,2,3]')
+    # Found by this target: an id over 64 bytes in a message with another bad field.
+    write("client-message", "regression-long-id", b"\x00" + b'{"type":"history","limit":1.5,"id":"' + b"i" * 100 + b'"}')
     write("client-message", "small-limit", b"\x01" + json.dumps(messages[7], ensure_ascii=False).encode())
 
 
