@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "HubDomain", targets: ["HubDomain"]),
         .library(name: "HubProtocol", targets: ["HubProtocol"]),
         .library(name: "HubStorage", targets: ["HubStorage"]),
+        // For the token fuzz target (Fuzzing/), which calls TokenAuthority through its public API.
+        .library(name: "SessionHubServer", targets: ["SessionHubServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

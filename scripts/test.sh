@@ -4,7 +4,8 @@
 # then the hub's wire-protocol suite with an independent Python client (Tests/Interop/hub_python_client.py),
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
 # then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
-# then the operator dashboard in headless Chromium (scripts/dashboard-test.sh).
+# then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then every fuzz target
+# for 20 s with a fixed seed, so a CI run is repeatable (scripts/fuzz.sh, docs/FUZZING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -44,4 +45,6 @@ echo "[test] operator dashboard in headless Chromium (hub + bots)" >&2
 DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" \
   bash scripts/dashboard-test.sh
 leftovers "dashboard-test"
+echo "[test] fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)" >&2
+FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
 echo "[test] all passed" >&2

@@ -40,5 +40,10 @@ struct ClientMessageDecoderTests {
         #expect(code(#"{"type":"host","id":"h","scenarioId":"x","maxPlayers":"many"}"#) == ("invalid_field", "h"))
         #expect(code(#"{"type":"recast","id":"r","lineId":"l1","correctedText":"c","issueTypes":["spelling"]}"#) == ("invalid_issue_type", "r"))
         #expect(code(#"{"type":"ping","id":"\#(String(repeating: "x", count: 65))"}"#).0 == "invalid_field")
+        // Found by fuzzing (Fuzzing/, target client-message): an over-long id in a message that
+        // fails on another field used to be echoed whole as the error's ref.
+        let long = String(repeating: "i", count: 65)
+        #expect(code(#"{"type":"history","limit":1.5,"id":"\#(long)"}"#) == ("invalid_field", nil))
+        #expect(code(#"{"type":"host","maxPlayers":"many","id":"\#(long)"}"#) == ("invalid_field", nil))
     }
 }

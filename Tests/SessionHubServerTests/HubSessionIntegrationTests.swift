@@ -31,7 +31,7 @@ struct HubSessionIntegrationTests {
             solo.send(["type": "say", "id": 1, "textNative": "  Un café, por favor.  ", "textTranslated": "A coffee, please."])
             let line = try #require(await solo.expect("line"))
             #expect(line.string("ref") == "1")
-            #expect(line.int("seq") == 2)
+            #expect((line.int("seq") ?? 0) >= 2)  // 2, or later when a live stats tick came first
             #expect(line.object("line")?.string("textNative") == "Un café, por favor.")
             solo.send(["type": "end", "id": "e"])
             let ended = try #require(await solo.expect("ended"))

@@ -34,6 +34,27 @@ import Testing
         return bytes
     }
 
+    /// Found by fuzzing (Fuzzing/, target connection): a compressed text message whose DEFLATE stream
+    /// first inflates to invalid UTF-8 and then turns corrupt, or grows past the message limit, fails
+    /// with 1007 invalid UTF-8 however the frame is split. It used to depend on the reads: in one read
+    /// the inflate error came first (1007 invalid compressed data, or 1009), in small reads the UTF-8
+    /// check did.
+    @Test(arguments: [[Int.max], [1], [5], [8, 3]] as [[Int]])
+    func compressedTextFailsTheSameWayHoweverItIsSplit(chunkSizes: [Int]) {
+        // A stored block holding 0xFF (never valid UTF-8), then a block of the reserved type 3.
+        let corrupt: [UInt8] = [0x00, 0x01, 0x00, 0xFE, 0xFF, 0xFF, 0x07]
+        // A stored block holding 0xFF, then a stored block of 100 bytes: past a 16-byte limit.
+        let tooLarge: [UInt8] = [0x00, 0x01, 0x00, 0xFE, 0xFF, 0xFF, 0x00, 0x64, 0x00, 0x9B, 0xFF]
+            + [UInt8](repeating: 0x61, count: 100)
+        for payload in [corrupt, tooLarge] {
+            var server = WebSocketConnection(role: .server,
+                                             configuration: .init(maxMessageSize: 16, maxFrameSize: 1024),
+                                             compression: PerMessageDeflateParameters())
+            let events = feed(&server, clientFrameBytes(.text, payload, rsv1: true), chunkSizes: chunkSizes)
+            #expect(events == [.failed(.invalidUTF8)], "payload of \(payload.count) bytes in chunks \(chunkSizes)")
+        }
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func randomSplitsAndFragmentationsGiveTheSameMessages(seed: UInt64) {
         var rng = SeededGenerator(seed: seed)

@@ -91,8 +91,8 @@ public struct ClientMessageDecoder: Sendable {
             return .failure(ProtocolError(.malformedJSON, "the message is not valid JSON"))
         }
         let ref = envelope.id?.text
-        if let ref, ref.utf8.count > 64 {
-            return .failure(ProtocolError(.invalidField, "id is limited to 64 bytes"))
+        if let ref, ref.utf8.count > Self.maxIDBytes {
+            return .failure(ProtocolError(.invalidField, "id is limited to \(Self.maxIDBytes) bytes"))
         }
         guard let type = envelope.type else {
             return .failure(ProtocolError(.missingField, "missing field type", ref: ref))
@@ -164,9 +164,15 @@ public struct ClientMessageDecoder: Sendable {
         return json
     }
 
-    /// The `id` of a message whose other fields failed, so the error can still carry `ref`.
+    /// The `id` of a message whose other fields failed, so the error can still carry `ref`; nil
+    /// when it is over the 64-byte limit of ids (such an id is never echoed).
     private static func bestEffortID(_ data: Data) -> String? {
         struct OnlyID: Decodable { var id: RequestID? }
-        return (try? JSONDecoder().decode(OnlyID.self, from: data))?.id?.text
+        guard let id = (try? JSONDecoder().decode(OnlyID.self, from: data))?.id?.text,
+              id.utf8.count <= maxIDBytes else { return nil }
+        return id
     }
+
+    /// The longest `id` accepted, and echoed as `ref`, in bytes.
+    static let maxIDBytes = 64
 }

@@ -254,23 +254,27 @@ public struct WebSocketConnection {
     /// Inflates a piece of a compressed message into it, validating new text as it appears.
     private mutating func inflate(_ chunk: ByteBuffer, isFinal: Bool, into current: inout MessageInProgress) -> WebSocketProtocolError? {
         guard let compression else { return .internalError("compressed frame without compression") }
+        var failure: WebSocketProtocolError?
         do {
             let inflater = try codecs(for: compression).inflater()
             try inflater.inflate(chunk, isFinal: isFinal, into: &current.buffer, limit: configuration.maxMessageSize)
         } catch PerMessageDeflateError.messageTooLarge {
-            return .messageTooLarge("message exceeds \(configuration.maxMessageSize) bytes after inflation")
+            failure = .messageTooLarge("message exceeds \(configuration.maxMessageSize) bytes after inflation")
         } catch PerMessageDeflateError.corruptData {
-            return .invalidCompressedData
+            failure = .invalidCompressedData
         } catch {
-            return .internalError("inflate failed")
+            failure = .internalError("inflate failed")
         }
+        // The text inflated before an inflate error is checked first: invalid UTF-8 there comes
+        // earlier in the stream than the error, so the connection fails with 1007 whether the
+        // frame arrived in one read or in many (found by Fuzzing/, target connection).
         if current.opcode == .text {
             let from = current.validatedIndex
             let to = current.buffer.writerIndex
             current.validatedIndex = to
             if !Self.validate(&current.utf8, current.buffer, from: from, to: to) { return .invalidUTF8 }
         }
-        return nil
+        return failure
     }
 
     /// Runs `validator` over the bytes of `buffer` between two absolute indices.
