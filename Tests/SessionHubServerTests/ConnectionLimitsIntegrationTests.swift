@@ -12,17 +12,10 @@ import WebSocketTransport
 struct ConnectionLimitsIntegrationTests {
     static func withServer(_ adjust: (inout HubServerConfiguration) -> Void = { _ in },
                            _ body: (Int, HubServer) async throws -> Void) async throws {
-        var configuration = HubServerConfiguration(port: 0, enableEcho: true, threads: 2, secret: HubTestServer.secret)
-        adjust(&configuration)
-        let server = try HubServer(configuration: configuration)
-        let port = try await server.start()
-        do {
-            try await body(port, server)
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        await server.shutdown()
+        try await HubTestServer.with(persistence: .inMemory(), adjust: { configuration in
+            configuration.enableEcho = true
+            adjust(&configuration)
+        }, body)
     }
 
     /// The close code the client saw next (messages before it are skipped), or nil.
