@@ -19,11 +19,14 @@ struct JournalTests {
         let first = Task { try await alice.say("primera") }
         await journal.waitUntilHeld()
         #expect(bob.link.lines.isEmpty) // not durable yet, not delivered
-        try await bob.say("segunda")      // seq held + 1, journaled at once
+        // seq held + 1: journaled at once, but delivered (and so acknowledged) only after the held line.
+        let second = Task { try await bob.say("segunda") }
+        try await Task.sleep(for: .milliseconds(50))
         #expect(bob.link.lines.isEmpty) // still behind the held line
         #expect(alice.link.lines.isEmpty)
         journal.release()
         try await first.value
+        try await second.value
         for member in [alice, bob] {
             #expect(member.link.lines.map(\.textNative) == ["primera", "segunda"])
             #expect(member.link.seqs.filter { $0 >= held } == [held, held + 1])
@@ -36,9 +39,11 @@ struct JournalTests {
         let (_, alice, bob, _) = try await Self.pair(journal)
         let first = Task { try await alice.say("primera") }
         await journal.waitUntilHeld()
-        try await bob.say("segunda")
+        let second = Task { try await bob.say("segunda") }
+        try await Task.sleep(for: .milliseconds(20))
         journal.release()
         try await first.value
+        try await second.value
         let seqs = journal.entries(of: alice.session.id).map(\.seq)
         // SessionJournal: "Entries of one session arrive in seq order."
         #expect(seqs == seqs.sorted(), "journal order: \(seqs)")
@@ -68,19 +73,6 @@ struct JournalTests {
                 continue
             }
         }
-    }
-
-    @Test func failedAppendsAreCountedAndBroadcastsStillGoOut() async throws {
-        let journal = FailingJournal()
-        let h = Harness(journalOverride: journal)
-        let members = try await h.group(2)
-        try await members[0].say("hola")
-        try await members[1].say("adiós")
-        let session = members[0].session
-        #expect(await session.failedJournalAppends == 4)
-        #expect(journal.attemptCount == 4)
-        #expect(members[1].link.lines.map(\.textNative) == ["hola", "adiós"])
-        #expect(members[1].link.seqs == [3, 4])
     }
 
     @Test func journalEntriesAreStampedWithTheServerClock() async throws {

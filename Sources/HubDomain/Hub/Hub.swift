@@ -244,7 +244,7 @@ public actor Hub {
         switch notice {
         case .departed(let userId):
             if membership[userId] == sessionId { membership[userId] = nil }
-        case .ended(let userIds):
+        case .ended(let userIds), .moved(let userIds):
             for userId in userIds where membership[userId] == sessionId { membership[userId] = nil }
             forget(sessionId)
         }

@@ -26,12 +26,21 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case joinLocked = "join_locked"
         case hubFull = "hub_full"
         case storageUnavailable = "storage_unavailable"
+        /// The session's journal could not make a change durable: nothing was acknowledged, and
+        /// the session takes no new change until its journal works again (``retryAfterSeconds``).
+        case journalUnavailable = "journal_unavailable"
+        /// A `say` whose `clientId` this speaker already used in this session: the line was
+        /// accepted before (for example just before a failover) and is not recorded twice.
+        case duplicateLine = "duplicate_line"
+        /// The session is now owned by another node of the cluster: reconnect and resume there.
+        case sessionMoved = "session_moved"
         case unsupportedVersion = "unsupported_version"
     }
 
     public var code: Code
     public var message: String
-    /// Seconds after which the same request may succeed (``Code/joinLocked``); nil otherwise.
+    /// Seconds after which the same request may succeed (``Code/joinLocked``,
+    /// ``Code/journalUnavailable``); nil otherwise.
     public var retryAfterSeconds: Int?
 
     /// Creates an error.

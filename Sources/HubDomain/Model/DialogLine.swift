@@ -12,10 +12,16 @@ public struct DialogLine: Codable, Sendable, Equatable {
     public var textTranslated: String
     /// Server time when the line was accepted, epoch milliseconds.
     public var timestamp: Int64
+    /// The id the speaker's client chose for this line (`say.clientId`), so that a line sent again
+    /// after a failover is recognised instead of recorded twice; nil when the client sent none.
+    /// Not part of the SDK's model; absent from JSON when nil.
+    public var clientId: String?
 
     /// Creates a line.
-    public init(id: String, speakerId: String, roleName: String, textNative: String, textTranslated: String, timestamp: Int64) {
+    public init(id: String, speakerId: String, roleName: String, textNative: String, textTranslated: String, timestamp: Int64,
+                clientId: String? = nil) {
         self.id = id
+        self.clientId = clientId
         self.speakerId = speakerId
         self.roleName = roleName
         self.textNative = textNative

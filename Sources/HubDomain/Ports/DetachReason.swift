@@ -8,4 +8,7 @@ public enum DetachReason: String, Sendable, Codable {
     case left
     /// The session ended (after `ended` was delivered).
     case ended
+    /// Another node owns the session now: the connection should be closed so the client
+    /// reconnects and resumes there.
+    case moved
 }

@@ -9,6 +9,11 @@ public struct SessionInspection: Sendable, Equatable {
         case ending
         /// Over (the hub forgets it right after).
         case ended
+        /// Live, but its journal does not take changes: it holds the last ones undelivered and
+        /// refuses new ones (`journal_unavailable`) until the journal works again.
+        case holding
+        /// Another node of the cluster owns it now (the hub forgets it right after).
+        case moved
     }
 
     /// One participant as an operator sees them.
@@ -72,7 +77,7 @@ public struct SessionInspection: Sendable, Equatable {
     public var messagesPerSecond: Double
     /// The window of ``messagesPerSecond``: 10 s, or the session's age when younger (at least 1 s).
     public var rateWindowMillis: Int64
-    /// Journal appends that failed (the changes were still broadcast).
+    /// Journal writes that failed (each held its change back until a retry succeeded).
     public var failedJournalAppends: Int
     /// The transcript, when asked for (detail view); nil otherwise.
     public var lines: [DialogLine]?
@@ -122,9 +127,10 @@ extension LiveSession {
 
         let phase: SessionInspection.Phase
         switch self.phase {
-        case .live: phase = .live
+        case .live: phase = isHoldingChanges ? .holding : .live
         case .ending: phase = .ending
         case .ended: phase = .ended
+        case .moved: phase = .moved
         }
         return SessionInspection(
             sessionId: id, scenarioId: scenario.id, scenarioTitle: scenario.title,

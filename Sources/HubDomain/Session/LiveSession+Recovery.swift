@@ -24,6 +24,9 @@ extension LiveSession {
                 applyPresence(present, at: entry.timestamp)
             case .line(let line, _):
                 _ = record(line)
+                if let clientId = line.clientId {
+                    clientLines[ClientLineKey(speakerId: line.speakerId, clientId: clientId)] = (line.id, entry.seq)
+                }
             case .recast(var recast, _):
                 recast.accepted = false
                 record(recast)

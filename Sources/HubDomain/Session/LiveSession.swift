@@ -19,7 +19,11 @@ public actor LiveSession {
     let ports: HubPorts
     private let notify: @Sendable (SessionNotice) async -> Void
 
-    enum Phase { case live, ending, ended }
+    enum Phase {
+        case live, ending, ended
+        /// Another node owns the session now (the journal fenced this one); nothing more happens here.
+        case moved
+    }
     var phase = Phase.live
     var seats: [Seat] = []
     var hostId: String?
@@ -39,6 +43,14 @@ public actor LiveSession {
         var durable = false
     }
     private var outbox: [Pending] = []
+    /// Whether the journal takes this session's changes (see ``JournalHealth``).
+    var journalHealth = JournalHealth.healthy
+    /// An end that had to wait for the journal: run once it works again.
+    private var deferredEnd: EndCause?
+    /// Lines by (speaker, `clientId`), so a line sent again is recognised.
+    var clientLines: [ClientLineKey: (lineId: String, seq: Int)] = [:]
+    /// Requests waiting for their broadcast to be durable (true) or refused by the journal (false).
+    private var acknowledgementWaiters: [(seq: Int, continuation: CheckedContinuation<Bool, Never>)] = []
     var replay: [(seq: Int, encoded: any EncodedEvent)] = []
     /// Whether the journal has this session's header.
     var headerJournaled = false
@@ -71,6 +83,7 @@ public actor LiveSession {
     public func join(_ user: HubUser, link: any ParticipantLink, mode: SessionMode, ref: String?) async throws(HubError) -> String {
         let known = await ports.learners.knownWords(userId: user.id, language: scenario.targetLanguage)
         try requireLive()
+        try requireJournal()
         let now = ports.clock.now()
         let token = ports.resumeTokens.issue(sessionId: id, userId: user.id)
         let index: Int
@@ -162,9 +175,19 @@ public actor LiveSession {
     // MARK: Dialog
 
     /// Accepts a line from `userId`, then broadcasts it (the speaker's copy is the acknowledgement).
-    public func say(userId: String, textNative: String, textTranslated: String, ref: String?) async throws(HubError) {
+    /// Returns once the line is durable and delivered.
+    /// - Parameter clientId: the client's own id for the line; a second `say` with the same id from
+    ///   the same speaker is refused with ``HubError/Code/duplicateLine`` instead of recorded twice.
+    /// - Throws: ``HubError/Code/journalUnavailable`` when the journal did not take the line: it
+    ///   was not acknowledged (the session holds it until the journal works again or it moves).
+    public func say(userId: String, textNative: String, textTranslated: String, clientId: String? = nil,
+                    ref: String?) async throws(HubError) {
         try requireLive()
         let index = try seatIndex(of: userId)
+        try requireJournal()
+        if let clientId, let earlier = clientLines[ClientLineKey(speakerId: userId, clientId: clientId)] {
+            throw HubError(.duplicateLine, "clientId \(clientId) was already accepted as line \(earlier.lineId) (seq \(earlier.seq))")
+        }
         let native = try validatedText(textNative, field: "textNative")
         let translated = try validatedText(textTranslated, field: "textTranslated", allowEmpty: true)
         guard !goalReached else { throw HubError(.sessionEnded, "the scenario's goal was reached; the session is ending") }
@@ -172,11 +195,14 @@ public actor LiveSession {
             throw HubError(.sessionLimit, "the session holds its maximum of \(configuration.maxLinesPerSession) lines")
         }
         let line = DialogLine(id: "l\(lines.count + 1)", speakerId: userId, roleName: seats[index].roleName,
-                              textNative: native, textTranslated: translated, timestamp: ports.clock.now())
+                              textNative: native, textTranslated: translated, timestamp: ports.clock.now(),
+                              clientId: clientId)
         let reachedNow = record(line)
-        enqueue(.line(line, ref: ref))
-        await commit()
+        let seq = enqueue(.line(line, ref: ref))
+        if let clientId { clientLines[ClientLineKey(speakerId: userId, clientId: clientId)] = (line.id, seq) }
+        let acknowledged = await acknowledgement(of: seq)
         if reachedNow { await end(cause: .goalReached) }
+        if !acknowledged { throw journalRefusal() }
     }
 
     /// Accepts a correction of someone else's line, then broadcasts it.
@@ -184,6 +210,7 @@ public actor LiveSession {
                        issueTypes: [RecastIssueType], ref: String?) async throws(HubError) {
         try requireLive()
         _ = try seatIndex(of: userId)
+        try requireJournal()
         guard let lineAt = lineIndex[lineId] else { throw HubError(.unknownLine, "no line \(lineId.prefix(64)) in this session") }
         let line = lines[lineAt]
         guard line.speakerId != userId else { throw HubError(.notAllowed, "you cannot recast your own line") }
@@ -203,20 +230,21 @@ public actor LiveSession {
         let recast = Recast(id: "r\(recasts.count + 1)", lineId: lineId, authorId: userId, speakerId: line.speakerId,
                             correctedText: corrected, explanation: note, issueTypes: types, timestamp: ports.clock.now())
         record(recast)
-        enqueue(.recast(recast, ref: ref))
-        await commit()
+        let seq = enqueue(.recast(recast, ref: ref))
+        if !(await acknowledgement(of: seq)) { throw journalRefusal() }
     }
 
     /// The speaker of the corrected line accepts a recast; broadcast to all.
     public func acceptRecast(userId: String, recastId: String, ref: String?) async throws(HubError) {
         try requireLive()
         _ = try seatIndex(of: userId)
+        try requireJournal()
         guard let at = recastIndex[recastId] else { throw HubError(.unknownRecast, "no recast \(recastId.prefix(64)) in this session") }
         guard recasts[at].speakerId == userId else { throw HubError(.notAllowed, "only the speaker of the line can accept its recast") }
         guard !recasts[at].accepted else { throw HubError(.alreadyAccepted, "recast \(recastId) was already accepted") }
         recordAcceptance(of: at)
-        enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref))
-        await commit()
+        let seq = enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref))
+        if !(await acknowledgement(of: seq)) { throw journalRefusal() }
     }
 
     // MARK: Ending and time
@@ -226,17 +254,32 @@ public actor LiveSession {
         try requireLive()
         _ = try seatIndex(of: userId)
         guard hostId == userId else { throw HubError(.notAllowed, "only the host can end the session") }
+        try requireJournal()
         await end(cause: .hostEnded, ref: ref)
+        if phase == .live { throw journalRefusal() }
     }
 
     /// Ends the session: final figures and XP, the history save, then `ended` to everyone and
-    /// the links let go. Does nothing if it is already ending.
+    /// the links let go. Does nothing if it is already ending. While the journal holds changes
+    /// the end waits (the session stays live) and happens once the journal works again; a
+    /// session that moved to another node is not ended here.
     public func end(cause: EndCause, ref: String? = nil) async {
         guard phase == .live else { return }
+        guard journalHealth == .healthy else {
+            deferredEnd = deferredEnd ?? cause
+            return
+        }
         phase = .ending
         // Everything accepted is journaled (and delivered) before history is written, so a
         // storage that drops the journal with the history write leaves nothing behind.
-        await waitUntilDelivered()
+        guard await waitUntilDelivered() else {
+            // The journal failed meanwhile (or fenced this node): nothing may be sealed now.
+            if phase == .ending {
+                phase = .live
+                deferredEnd = deferredEnd ?? cause
+            }
+            return
+        }
         let endedAt = ports.clock.now()
         var finals: [ParticipantStats] = []
         var participants: [EndedParticipant] = []
@@ -265,9 +308,8 @@ public actor LiveSession {
                                         goalReached: goalReached, participants: finals, history: results, ref: ref)
         endSummary = summary
         enqueue(.ended(summary))
-        await commit()
-        // Every accepted change, `ended` last, reaches the members before they are let go.
-        await waitUntilDelivered()
+        // `ended` is not journaled: it is durable at once, so this delivers everything.
+        _ = await waitUntilDelivered()
         phase = .ended
         // The hub frees the seats before anyone hears `left`: a client that hosts or joins again
         // as soon as it reads `left{ended}` must not be told it is still in a session.
@@ -281,7 +323,17 @@ public actor LiveSession {
     /// Advances time: releases seats whose grace window passed (ending the session when nobody
     /// is left) and broadcasts the live figures that changed since the last tick.
     public func tick(now: Int64) async {
+        if case .holding = journalHealth {
+            // Try the held change again; until the journal takes it nothing else moves on.
+            await commit()
+            guard journalHealth == .healthy else { return }
+        }
         guard phase == .live else { return }
+        if let cause = deferredEnd {
+            deferredEnd = nil
+            await end(cause: cause)
+            return
+        }
         for index in seats.indices where seats[index].present {
             if let deadline = seats[index].graceDeadline, deadline <= now {
                 await release(index, kind: .expired, detach: nil)
@@ -318,15 +370,41 @@ public actor LiveSession {
     /// The last seq assigned.
     public var currentSeq: Int { seq }
 
-    /// Journal appends that failed (the change was still broadcast).
+    /// Journal writes that failed (each held its change back; retries count again).
     public var failedJournalAppends: Int { journalFailures }
+
+    /// Whether the session holds changes its journal did not take yet (it refuses new ones).
+    public var isHoldingChanges: Bool {
+        if case .holding = journalHealth { return true }
+        return false
+    }
+
+    /// Whether another node owns the session now.
+    public var hasMoved: Bool { phase == .moved }
 
     // MARK: Internals
 
     var presentCount: Int { seats.reduce(0) { $0 + ($1.present ? 1 : 0) } }
 
     private func requireLive() throws(HubError) {
+        if phase == .moved { throw journalRefusal() }
         guard phase == .live else { throw HubError(.sessionEnded, "the session has ended") }
+    }
+
+    /// Refuses a new change while the journal holds earlier ones.
+    private func requireJournal() throws(HubError) {
+        if case .holding = journalHealth { throw journalRefusal() }
+    }
+
+    /// Why a change was not acknowledged: the session moved, or its journal holds changes.
+    private func journalRefusal() -> HubError {
+        if phase == .moved {
+            return HubError(.sessionMoved, "the session is now hosted by another node; reconnect and resume")
+        }
+        return HubError(.journalUnavailable,
+                 "the session's journal is not taking changes right now; nothing was acknowledged, try again shortly",
+                 // The session writes the held change again on each tick, about once a second.
+                 retryAfterSeconds: 1)
     }
 
     private func seatIndex(of userId: String) throws(HubError) -> Int {
@@ -424,41 +502,94 @@ public actor LiveSession {
 
     private var pendingEntries: [JournalEntry] = []
     private var journalWriterActive = false
-    private var drainWaiters: [CheckedContinuation<Void, Never>] = []
+    private var drainWaiters: [CheckedContinuation<Bool, Never>] = []
 
-    /// Writes queued journal entries strictly in seq order, one append in flight per session,
+    /// Writes queued journal entries strictly in seq order, one write in flight per session,
     /// delivering each broadcast once its entry is durable. A caller that finds a write in
-    /// flight returns at once: the running writer takes its entry too. A failed append is
-    /// counted and the broadcast still goes out, so the session stays usable while the store
-    /// is down.
+    /// flight returns at once: the running writer takes its entry too.
+    ///
+    /// A change whose write failed is never delivered: the session holds it and everything
+    /// behind it (``JournalHealth/holding(since:reason:)``), refuses new changes, and writes it
+    /// again on each ``tick(now:)`` until the journal takes it. A write refused by fencing means
+    /// another node owns the session: it lets everyone go (``moveAway()``).
     private func commit() async {
-        guard !journalWriterActive else { return }
+        guard !journalWriterActive, phase != .moved else { return }
         journalWriterActive = true
-        if !headerJournaled, !pendingEntries.isEmpty {
-            headerJournaled = true
+        defer { journalWriterActive = false }
+        while let entry = pendingEntries.first {
             do {
-                try await ports.journal.opened(header)
-            } catch {
-                journalFailures += 1
-            }
-        }
-        while !pendingEntries.isEmpty {
-            let entry = pendingEntries.removeFirst()
-            do {
+                if !headerJournaled {
+                    try await ports.journal.opened(header)
+                    headerJournaled = true
+                }
                 try await ports.journal.append(entry)
             } catch {
-                journalFailures += 1
+                journalFailed(error)
+                return
             }
+            pendingEntries.removeFirst()
+            journalHealth = .healthy
             if let at = outbox.firstIndex(where: { $0.seq == entry.seq }) { outbox[at].durable = true }
             drain()
         }
-        journalWriterActive = false
     }
 
-    /// Returns once every queued broadcast was delivered.
-    private func waitUntilDelivered() async {
-        if outbox.isEmpty { return }
-        await withCheckedContinuation { drainWaiters.append($0) }
+    /// Waits until broadcast `seq` was delivered (true), or the journal refused it (false).
+    private func acknowledgement(of seq: Int) async -> Bool {
+        await commit()
+        if seq <= lastDelivered { return true }
+        guard journalHealth == .healthy, phase != .moved else { return false }
+        return await withCheckedContinuation { acknowledgementWaiters.append((seq, $0)) }
+    }
+
+    private func journalFailed(_ error: any Error) {
+        journalFailures += 1
+        if case JournalFailure.fenced? = error as? JournalFailure {
+            moveAway()
+            return
+        }
+        if case .holding = journalHealth { return }
+        journalHealth = .holding(since: ports.clock.now(), reason: "\(error)")
+        answerWaiters(delivered: false)
+    }
+
+    /// Another node owns the session: forget what is not durable, let every member go with
+    /// ``DetachReason/moved`` (so they resume on the owner) and tell the hub. No history is
+    /// written and the journal is not closed: the session lives on at its new owner.
+    private func moveAway() {
+        guard phase != .moved else { return }
+        phase = .moved
+        journalHealth = .fenced
+        pendingEntries.removeAll()
+        outbox.removeAll()
+        deferredEnd = nil
+        answerWaiters(delivered: false)
+        let userIds = seats.filter(\.present).map(\.user.id)
+        for index in seats.indices {
+            seats[index].link?.detach(.moved)
+            seats[index].link = nil
+        }
+        let notify = self.notify
+        Task { await notify(.moved(userIds: userIds)) }
+    }
+
+    /// Answers every waiting request and `end` (after a failure, with false).
+    private func answerWaiters(delivered: Bool) {
+        let acknowledgements = acknowledgementWaiters
+        acknowledgementWaiters.removeAll()
+        for waiter in acknowledgements { waiter.continuation.resume(returning: delivered) }
+        let drains = drainWaiters
+        drainWaiters.removeAll()
+        for waiter in drains { waiter.resume(returning: delivered) }
+    }
+
+    /// Returns true once every queued broadcast was delivered; false when the journal refused
+    /// one first (the session holds it, or moved).
+    private func waitUntilDelivered() async -> Bool {
+        await commit()
+        if outbox.isEmpty { return true }
+        guard journalHealth == .healthy else { return false }
+        return await withCheckedContinuation { drainWaiters.append($0) }
     }
 
     private func drain() {
@@ -474,10 +605,17 @@ public actor LiveSession {
                 seat.link?.deliver(first.encoded)
             }
         }
+        if !acknowledgementWaiters.isEmpty {
+            var waiting: [(seq: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+            for waiter in acknowledgementWaiters {
+                if waiter.seq <= lastDelivered { waiter.continuation.resume(returning: true) } else { waiting.append(waiter) }
+            }
+            acknowledgementWaiters = waiting
+        }
         if outbox.isEmpty, !drainWaiters.isEmpty {
             let waiters = drainWaiters
             drainWaiters.removeAll()
-            for waiter in waiters { waiter.resume() }
+            for waiter in waiters { waiter.resume(returning: true) }
         }
     }
 }

@@ -4,4 +4,7 @@ public enum SessionNotice: Sendable {
     case departed(userId: String)
     /// The session is over; every seat is released.
     case ended(userIds: [String])
+    /// Another node owns the session now (its journal fenced this one): every seat is released
+    /// here without ending it; its players resume on the new owner.
+    case moved(userIds: [String])
 }

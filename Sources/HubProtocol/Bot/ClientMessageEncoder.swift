@@ -44,9 +44,10 @@ public enum ClientMessageEncoder {
         case .resume(let resumeToken, let lastSeq):
             w.field("resumeToken", resumeToken)
             w.field("lastSeq", lastSeq)
-        case .say(let textNative, let textTranslated):
+        case .say(let textNative, let textTranslated, let clientId):
             w.field("textNative", textNative)
             w.field("textTranslated", textTranslated)
+            w.optionalField("clientId", clientId)
         case .recast(let lineId, let correctedText, let explanation, let issueTypes):
             w.field("lineId", lineId)
             w.field("correctedText", correctedText)

@@ -24,6 +24,7 @@ public struct ClientMessageDecoder: Sendable {
         var lastSeq: Int?
         var textNative: String?
         var textTranslated: String?
+        var clientId: String?
         var lineId: String?
         var correctedText: String?
         var explanation: String?
@@ -117,8 +118,11 @@ public struct ClientMessageDecoder: Sendable {
                 request = .resume(resumeToken: try require(envelope.resumeToken, "resumeToken"),
                                   lastSeq: try require(envelope.lastSeq, "lastSeq"))
             case .say:
+                if let clientId = envelope.clientId, clientId.isEmpty || clientId.utf8.count > Self.maxIDBytes {
+                    throw ProtocolError(.invalidField, "clientId must be 1 to \(Self.maxIDBytes) bytes", ref: ref)
+                }
                 request = .say(textNative: try require(envelope.textNative, "textNative"),
-                               textTranslated: envelope.textTranslated ?? "")
+                               textTranslated: envelope.textTranslated ?? "", clientId: envelope.clientId)
             case .recast:
                 let names = try require(envelope.issueTypes, "issueTypes")
                 var types: [RecastIssueType] = []

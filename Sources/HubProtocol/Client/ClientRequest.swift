@@ -17,8 +17,10 @@ public enum ClientRequest: Sendable, Equatable {
     case join(code: String)
     /// Takes a held seat back after a dropped connection.
     case resume(resumeToken: String, lastSeq: Int)
-    /// Speaks a line.
-    case say(textNative: String, textTranslated: String)
+    /// Speaks a line. `clientId` (1–64 bytes, optional) is the client's own id for the line: a
+    /// line sent again with the same id (after a failover) is refused as `duplicate_line`
+    /// instead of recorded twice.
+    case say(textNative: String, textTranslated: String, clientId: String? = nil)
     /// Corrects another participant's line.
     case recast(lineId: String, correctedText: String, explanation: String?, issueTypes: [RecastIssueType])
     /// Accepts a correction of one's own line.

@@ -10,6 +10,7 @@ extension JSONWriter {
         field("textNative", line.textNative)
         field("textTranslated", line.textTranslated)
         field("timestamp", line.timestamp)
+        if let clientId = line.clientId { field("clientId", clientId) }
         endObject()
     }
 

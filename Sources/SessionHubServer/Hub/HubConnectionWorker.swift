@@ -64,8 +64,14 @@ final class HubConnectionWorker: Sendable {
             switch input {
             case .text(let text):
                 await handle(text, &state)
-            case .detached(let generation, _):
-                if generation == state.generation { state.session = nil }
+            case .detached(let generation, let reason):
+                guard generation == state.generation else { break }
+                state.session = nil
+                if reason == .moved {
+                    // Another node owns the session now: the client reconnects (through the
+                    // front) and resumes there with the token it holds.
+                    close(.serviceRestart, "session_moved: the session moved to another node; reconnect and resume", &state)
+                }
             case .authTimeout:
                 if state.user == nil { close(.policyViolation, "auth_timeout: no token within \(limits.authTimeoutSeconds) s", &state) }
             case .tokenExpired:
@@ -156,10 +162,10 @@ final class HubConnectionWorker: Sendable {
             guard state.joins.take(now: now) else { throw HubError(.rateLimited, "too many resume attempts; wait a minute") }
             let link = nextLink(&state)
             state.session = try await hub.resume(user: user, resumeToken: token, lastSeq: lastSeq, link: link, ref: ref)
-        case .say(let native, let translated):
+        case .say(let native, let translated, let clientId):
             let session = try requireSession(state)
             try takeLine(now, &state)
-            try await session.say(userId: user.id, textNative: native, textTranslated: translated, ref: ref)
+            try await session.say(userId: user.id, textNative: native, textTranslated: translated, clientId: clientId, ref: ref)
         case .recast(let lineId, let corrected, let explanation, let types):
             let session = try requireSession(state)
             try takeLine(now, &state)

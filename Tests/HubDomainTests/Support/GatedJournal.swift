@@ -69,18 +69,3 @@ final class GatedJournal: SessionJournal {
         state.withLock { $0.entries.filter { $0.sessionId == sessionId } }
     }
 }
-
-/// A journal whose store is down: every append fails.
-final class FailingJournal: SessionJournal {
-    struct Down: Error {}
-    private let attempts = Mutex(0)
-
-    init() {}
-
-    func append(_ entry: JournalEntry) async throws {
-        attempts.withLock { $0 += 1 }
-        throw Down()
-    }
-
-    var attemptCount: Int { attempts.withLock { $0 } }
-}
