@@ -73,6 +73,8 @@ actor BotPlayer {
 
     // Requests
     private var requestCounter = 0
+    /// Lines this player has sent, for their `clientId`s (never reset: unique within a session).
+    private var linesSent = 0
     private var pacer = LinePacer(rate: 5)
     private(set) var pending: [String: PendingRequest] = [:]
     private var outcomes: [String: RequestOutcome] = [:]
@@ -207,8 +209,12 @@ actor BotPlayer {
     /// `join`.
     func join(code: String) -> String { send(.join(code: code), kind: .start) }
     /// `say`.
+    /// Each line carries a `clientId` of its own (`line-1`, `line-2`, … for this player), so a line
+    /// sent again after a failover is recognised by the hub (`duplicate_line`) instead of recorded twice.
     func say(_ line: BotLineScript.Line) -> String {
-        sendPaced(.say(textNative: line.textNative, textTranslated: line.textTranslated), kind: .say)
+        linesSent += 1
+        return sendPaced(.say(textNative: line.textNative, textTranslated: line.textTranslated,
+                              clientId: "line-\(linesSent)"), kind: .say)
     }
     /// `end` (host only).
     func end() -> String { send(.end, kind: .end) }

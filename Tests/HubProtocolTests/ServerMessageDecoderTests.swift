@@ -77,20 +77,28 @@ struct ServerMessageDecoderTests {
     func connectionReplies() throws {
         let welcome = try decoder.decode(ServerMessageEncoder.welcome(
             userId: "ana", displayName: "Ana", serverTime: 1_795_435_964_537,
-            limits: [("maxTextLength", 500), ("graceSeconds", 30)], resumable: Self.sessionId, ref: "h"))
+            limits: [("maxTextLength", 500), ("graceSeconds", 30)],
+            resumable: SessionPlacement(sessionId: Self.sessionId, owner: NodeLocation(nodeId: "n2", publicURL: "ws://front/node/n2/ws")),
+            localNode: "n1", ref: "h"))
         guard case .welcome(let w) = welcome else { Issue.record("not welcome"); return }
         #expect(w.userId == "ana" && w.displayName == "Ana" && w.protocolVersion == 1)
         #expect(w.serverTime == 1_795_435_964_537)
         #expect(w.limits == ["maxTextLength": 500, "graceSeconds": 30])
         #expect(w.resumableSessionId == Self.sessionId)
+        #expect(w.resumableNode == "n2" && w.resumableUrl == "ws://front/node/n2/ws")
         #expect(welcome.ref == "h")
 
-        let noSeat = try decoder.decode(ServerMessageEncoder.welcome(userId: "a", displayName: "", serverTime: 0, limits: [], resumable: nil))
+        let noSeat = try decoder.decode(ServerMessageEncoder.welcome(userId: "a", displayName: "", serverTime: 0, limits: [], resumable: nil, localNode: "n1"))
         guard case .welcome(let w2) = noSeat else { Issue.record("not welcome"); return }
-        #expect(w2.resumableSessionId == nil && w2.ref == nil)
+        #expect(w2.resumableSessionId == nil && w2.ref == nil && w2.resumableNode == nil && w2.resumableUrl == nil)
 
         #expect(try decoder.decode(ServerMessageEncoder.error(code: "not_allowed", message: "you cannot recast your own line", ref: "e-7"))
             == .error(try errorReply(#"{"type":"error","ref":"e-7","code":"not_allowed","message":"you cannot recast your own line"}"#)))
+        let redirect = ServerMessageEncoder.error(code: "session_elsewhere", message: "go", ref: "j",
+                                                  location: NodeLocation(nodeId: "n2", publicURL: "ws://front/node/n2/ws"))
+        #expect(redirect == #"{"type":"error","ref":"j","code":"session_elsewhere","message":"go","node":"n2","url":"ws://front/node/n2/ws"}"#)
+        guard case .error(let moved) = try decoder.decode(redirect) else { Issue.record("not error"); return }
+        #expect(moved.node == "n2" && moved.url == "ws://front/node/n2/ws" && moved.retryAfter == nil)
 
         let catalogue = try ScenarioCatalog.load().all
         guard case .scenarios(let list) = try decoder.decode(ServerMessageEncoder.scenarios(catalogue, ref: "c")) else {

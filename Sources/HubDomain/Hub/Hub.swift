@@ -30,7 +30,7 @@ public actor Hub {
     /// Starts a SOLO session for `user`.
     public func startSolo(user: HubUser, scenarioId: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
         let scenario = try lookUp(scenarioId)
-        let session = try create(scenario: scenario, shared: false, maxPlayers: 1, for: user)
+        let session = try await create(scenario: scenario, shared: false, maxPlayers: 1, for: user)
         return try await seat(user, in: session, link: link, mode: .solo, ref: ref, rollBackSession: true)
     }
 
@@ -42,11 +42,13 @@ public actor Hub {
         guard players >= 2, players <= limit else {
             throw HubError(.invalidField, "maxPlayers must be between 2 and \(limit) for \(scenario.id)")
         }
-        let session = try create(scenario: scenario, shared: true, maxPlayers: players, for: user)
+        let session = try await create(scenario: scenario, shared: true, maxPlayers: players, for: user)
         return try await seat(user, in: session, link: link, mode: .host, ref: ref, rollBackSession: true)
     }
 
-    /// Joins the shared session with `code` (case-insensitive; spaces and dashes ignored).
+    /// Joins the shared session with `code` (case-insensitive; spaces and dashes ignored). A
+    /// session another node of the cluster owns is refused with ``HubError/Code/sessionElsewhere``
+    /// naming that node.
     ///
     /// A code that names no live session counts against the failure budgets of `user` and of
     /// `address` (an opaque key for the client's address, nil when unknown); once one is spent,
@@ -61,20 +63,44 @@ public actor Hub {
         }
         let normalized = Self.normalize(code: code)
         guard let id = codes[normalized], let session = sessions[id] else {
+            let placement: SessionPlacement?
+            do {
+                placement = try await ports.directory.locate(joinCode: normalized)
+            } catch {
+                throw Self.directoryUnavailable(error)
+            }
+            if let placement { throw elsewhere(placement) }
             _ = joinFailures.recordFailure(user: user.id, address: address, now: now)
             throw HubError(.unknownJoinCode, "no live session has this join code")
         }
-        try reserve(user.id, for: id)
+        try await reserve(user.id, for: id)
         return try await seat(user, in: session, link: link, mode: .client, ref: ref, rollBackSession: false)
     }
 
-    /// Puts `user` back in the seat their resume token holds, on a new connection.
+    /// Puts `user` back in the seat their resume token holds, on a new connection. A seat in a
+    /// session another node owns is refused with ``HubError/Code/sessionElsewhere``.
     public func resume(user: HubUser, resumeToken: String, lastSeq: Int, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
         guard let id = membership[user.id], let session = sessions[id] else {
+            let placement: SessionPlacement?
+            do {
+                placement = try await ports.directory.seat(of: user.id)
+            } catch {
+                throw Self.directoryUnavailable(error)
+            }
+            if let placement { throw elsewhere(placement) }
             throw HubError(.invalidResumeToken, "you hold no seat to resume (it may have expired or the session ended)")
         }
         _ = try await session.resume(userId: user.id, resumeToken: resumeToken, lastSeq: lastSeq, link: link, ref: ref)
         return session
+    }
+
+    /// Where `userId`'s seat is: a session of this hub, or of another node of the cluster (for
+    /// `welcome`); nil when the user holds none, or the directory cannot be reached.
+    public func seatPlacement(of userId: String) async -> SessionPlacement? {
+        if let id = membership[userId], sessions[id] != nil {
+            return SessionPlacement(sessionId: id, owner: ports.directory.local)
+        }
+        return try? await ports.directory.seat(of: userId)
     }
 
     // MARK: Recovery
@@ -89,9 +115,22 @@ public actor Hub {
     /// come back.
     /// - Throws: only when the list of open sessions itself cannot be read.
     public func recover(from journal: any RecoverableJournal) async throws -> RecoveryReport {
+        await rebuild(try await journal.openSessions(), from: journal)
+    }
+
+    /// Rebuilds sessions this node has just taken over from another node (the other died, hung
+    /// or handed them over), through the same path as ``recover(from:)``: their players resume
+    /// here with the tokens they hold, each seat with a fresh grace window.
+    /// - Parameter headers: the sessions claimed, whose journal writes `journal` now fences
+    ///   with this node's new epoch.
+    public func adopt(_ headers: [SessionHeader], from journal: any RecoverableJournal) async -> RecoveryReport {
+        await rebuild(headers, from: journal)
+    }
+
+    private func rebuild(_ headers: [SessionHeader], from journal: any RecoverableJournal) async -> RecoveryReport {
         var report = RecoveryReport()
         let now = ports.clock.now()
-        for header in try await journal.openSessions() {
+        for header in headers {
             guard sessions[header.sessionId] == nil else { continue }
             guard let scenario = catalog.scenario(id: header.scenarioId) else {
                 report.skipped[header.sessionId] = "scenario \(header.scenarioId) is not in the catalogue"
@@ -168,6 +207,9 @@ public actor Hub {
     /// A live session by id.
     public func session(id: String) -> LiveSession? { sessions[id] }
 
+    /// This node, as the cluster's directory knows it.
+    public nonisolated var localNode: NodeLocation { ports.directory.local }
+
     /// The session `userId` holds a seat in, if any.
     public func session(of userId: String) -> LiveSession? { membership[userId].flatMap { sessions[$0] } }
 
@@ -193,27 +235,77 @@ public actor Hub {
         if draining { throw HubError(.hubFull, "the hub is shutting down and accepts no new sessions") }
     }
 
-    private func reserve(_ userId: String, for sessionId: String) throws(HubError) {
+    /// Takes `userId`'s one seat for `sessionId`: in this hub's registry at once (so a second
+    /// request of the same user, arriving while this one waits, is refused), then in the
+    /// cluster's directory.
+    private func reserve(_ userId: String, for sessionId: String) async throws(HubError) {
         if membership[userId] != nil {
             throw HubError(.alreadyInSession, "you already hold a seat in a live session; leave it or resume it first")
         }
         membership[userId] = sessionId
+        let other: SessionPlacement?
+        do {
+            other = try await ports.directory.reserveSeat(userId: userId, sessionId: sessionId)
+        } catch {
+            if membership[userId] == sessionId { membership[userId] = nil }
+            throw Self.directoryUnavailable(error)
+        }
+        if other != nil {
+            if membership[userId] == sessionId { membership[userId] = nil }
+            throw HubError(.alreadyInSession, "you already hold a seat in a live session on another node; resume it there first",
+                           location: other?.owner)
+        }
     }
 
-    private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser) throws(HubError) -> LiveSession {
+    private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser) async throws(HubError) -> LiveSession {
         guard sessions.count < configuration.maxLiveSessions else {
             throw HubError(.hubFull, "the hub holds its maximum of \(configuration.maxLiveSessions) live sessions")
         }
         let id = SecureToken.hex128()
-        var code: String?
-        if shared {
-            var candidate = SecureToken.joinCode(length: configuration.joinCodeLength)
-            while codes[candidate] != nil { candidate = SecureToken.joinCode(length: configuration.joinCodeLength) }
-            code = candidate
+        try await reserve(user.id, for: id)
+        // A join code is unique in the cluster: the directory refuses one that another open
+        // session has (a rare draw), and another is drawn.
+        for _ in 0..<Self.joinCodeDraws {
+            var code: String?
+            if shared {
+                var candidate = SecureToken.joinCode(length: configuration.joinCodeLength)
+                while codes[candidate] != nil { candidate = SecureToken.joinCode(length: configuration.joinCodeLength) }
+                code = candidate
+            }
+            let header = SessionHeader(sessionId: id, scenarioId: scenario.id, joinCode: code, maxPlayers: maxPlayers,
+                                       startedAt: ports.clock.now())
+            let listed: Bool
+            do {
+                listed = try await ports.directory.register(header)
+            } catch {
+                await release(user.id, from: id)
+                throw Self.directoryUnavailable(error)
+            }
+            if listed { return register(header, scenario: scenario) }
         }
-        try reserve(user.id, for: id)
-        return register(SessionHeader(sessionId: id, scenarioId: scenario.id, joinCode: code, maxPlayers: maxPlayers,
-                                      startedAt: ports.clock.now()), scenario: scenario)
+        await release(user.id, from: id)
+        throw HubError(.hubFull, "no free join code was found; try again")
+    }
+
+    /// How many join codes ``create(scenario:shared:maxPlayers:for:)`` draws before giving up.
+    private static let joinCodeDraws = 8
+
+    /// Gives back a seat taken by ``reserve(_:for:)``.
+    private func release(_ userId: String, from sessionId: String) async {
+        if membership[userId] == sessionId { membership[userId] = nil }
+        try? await ports.directory.releaseSeat(userId: userId, sessionId: sessionId)
+    }
+
+    private func elsewhere(_ placement: SessionPlacement) -> HubError {
+        guard let owner = placement.owner, owner.nodeId != ports.directory.local.nodeId else {
+            return HubError(.sessionElsewhere, "the session is moving to another node; try again shortly", retryAfterSeconds: 1)
+        }
+        return HubError(.sessionElsewhere, "the session is hosted by node \(owner.nodeId); connect to \(owner.publicURL) and send this again",
+                        location: owner)
+    }
+
+    private static func directoryUnavailable(_ error: any Error) -> HubError {
+        HubError(.storageUnavailable, "the cluster's directory cannot be reached; try again shortly", retryAfterSeconds: 1)
     }
 
     /// Makes the session of `header` and lists it (by id and join code).
@@ -234,17 +326,22 @@ public actor Hub {
             _ = try await session.join(user, link: link, mode: mode, ref: ref)
             return session
         } catch {
-            if membership[user.id] == session.id { membership[user.id] = nil }
+            await release(user.id, from: session.id)
             if rollBackSession { forget(session.id) }
             throw error
         }
     }
 
-    private func handle(_ notice: SessionNotice, from sessionId: String) {
+    private func handle(_ notice: SessionNotice, from sessionId: String) async {
         switch notice {
         case .departed(let userId):
-            if membership[userId] == sessionId { membership[userId] = nil }
-        case .ended(let userIds), .moved(let userIds):
+            await release(userId, from: sessionId)
+        case .ended(let userIds):
+            forget(sessionId)
+            for userId in userIds where membership[userId] == sessionId { membership[userId] = nil }
+            for userId in userIds { await release(userId, from: sessionId) }
+        case .moved(let userIds):
+            // The seats move with the session: only this hub's registry forgets them.
             for userId in userIds where membership[userId] == sessionId { membership[userId] = nil }
             forget(sessionId)
         }

@@ -34,6 +34,10 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case duplicateLine = "duplicate_line"
         /// The session is now owned by another node of the cluster: reconnect and resume there.
         case sessionMoved = "session_moved"
+        /// `join` or `resume` of a session another node owns: ``HubError/location`` names it
+        /// (connect there and send the request again); without a location the session is between
+        /// owners and ``HubError/retryAfterSeconds`` says when to try again here.
+        case sessionElsewhere = "session_elsewhere"
         case unsupportedVersion = "unsupported_version"
     }
 
@@ -42,12 +46,15 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Seconds after which the same request may succeed (``Code/joinLocked``,
     /// ``Code/journalUnavailable``); nil otherwise.
     public var retryAfterSeconds: Int?
+    /// The node to go to (``Code/sessionElsewhere``); nil otherwise.
+    public var location: NodeLocation?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String, retryAfterSeconds: Int? = nil) {
+    public init(_ code: Code, _ message: String, retryAfterSeconds: Int? = nil, location: NodeLocation? = nil) {
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.location = location
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

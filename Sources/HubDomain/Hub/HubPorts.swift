@@ -12,18 +12,22 @@ public struct HubPorts: Sendable {
     public var learners: any LearnerRecords
     /// Issues and vouches for resume tokens.
     public var resumeTokens: any ResumeTokenIssuer
+    /// Where sessions and seats of other nodes are (``SingleNodeDirectory`` when alone).
+    public var directory: any SessionDirectory
 
     /// Bundles the seams.
     public init(clock: any HubClock = SystemHubClock(), encoder: any SessionEventEncoder,
                 journal: any SessionJournal = InMemorySessionJournal(),
                 history: any HistoryWriter = InMemoryHistoryWriter(),
                 learners: any LearnerRecords = InMemoryLearnerRecords(),
-                resumeTokens: any ResumeTokenIssuer = RandomResumeTokens()) {
+                resumeTokens: any ResumeTokenIssuer = RandomResumeTokens(),
+                directory: any SessionDirectory = SingleNodeDirectory()) {
         self.clock = clock
         self.encoder = encoder
         self.journal = journal
         self.history = history
         self.learners = learners
         self.resumeTokens = resumeTokens
+        self.directory = directory
     }
 }

@@ -18,6 +18,10 @@ extension ServerMessage {
         public var limits: [String: Int]
         /// The session in which this user holds a seat, if any: send `resume` to take it back.
         public var resumableSessionId: String?
+        /// The node that owns that session.
+        public var resumableNode: String?
+        /// Where to connect to resume, when that node is not the one answering.
+        public var resumableUrl: String?
     }
 
     /// `joined`: the answer to `startSolo`, `host` or `join`.
@@ -84,5 +88,11 @@ extension ServerMessage {
         public var code: String
         /// A human explanation.
         public var message: String
+        /// Seconds after which the same request may succeed.
+        public var retryAfter: Int?
+        /// The node to send the request to instead (`session_elsewhere`).
+        public var node: String?
+        /// That node's WebSocket URL.
+        public var url: String?
     }
 }

@@ -94,9 +94,10 @@ public enum ServerMessageEncoder {
         return w.output
     }
 
-    /// `welcome`: sent once a connection is authenticated.
+    /// `welcome`: sent once a connection is authenticated. `resumable` is where the user's seat
+    /// is: `resumableSessionId`, `resumableNode`, and `resumableUrl` when that node is not this one.
     public static func welcome(userId: String, displayName: String, serverTime: Int64, limits: [(String, Int)],
-                               resumable: String?, ref: String? = nil) -> String {
+                               resumable: SessionPlacement?, localNode: String, ref: String? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("type", "welcome")
@@ -109,13 +110,19 @@ public enum ServerMessageEncoder {
         w.beginObject()
         for (name, value) in limits { w.field(name, value) }
         w.endObject()
-        w.field("resumableSessionId", resumable)
+        w.field("resumableSessionId", resumable?.sessionId)
+        if let resumable, let owner = resumable.owner {
+            w.field("resumableNode", owner.nodeId)
+            if owner.nodeId != localNode { w.field("resumableUrl", owner.publicURL) }
+        }
         w.endObject()
         return w.output
     }
 
-    /// `error{code, message, ref}`, with `retryAfter` (seconds) when the refusal lifts in time.
-    public static func error(code: String, message: String, ref: String?, retryAfter: Int? = nil) -> String {
+    /// `error{code, message, ref}`, with `retryAfter` (seconds) when the refusal lifts in time, and
+    /// `node` and `url` when the request should be sent to another node (`session_elsewhere`).
+    public static func error(code: String, message: String, ref: String?, retryAfter: Int? = nil,
+                             location: NodeLocation? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
         w.field("type", "error")
@@ -123,6 +130,10 @@ public enum ServerMessageEncoder {
         w.field("code", code)
         w.field("message", message)
         if let retryAfter { w.field("retryAfter", retryAfter) }
+        if let location {
+            w.field("node", location.nodeId)
+            w.field("url", location.publicURL)
+        }
         w.endObject()
         return w.output
     }

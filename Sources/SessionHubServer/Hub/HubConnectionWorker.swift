@@ -125,7 +125,8 @@ final class HubConnectionWorker: Sendable {
         do throws(HubError) {
             try await dispatch(message, user: user, now: now, &state)
         } catch {
-            fail(error.code.rawValue, error.message, ref: message.id, retryAfter: error.retryAfterSeconds, &state)
+            fail(error.code.rawValue, error.message, ref: message.id, retryAfter: error.retryAfterSeconds,
+                 location: error.location, &state)
         }
     }
 
@@ -250,10 +251,11 @@ final class HubConnectionWorker: Sendable {
     }
 
     private func sendWelcome(_ user: HubUser, ref: String? = nil) async {
-        let resumable = await runtime.hub.session(of: user.id)?.id
+        let hub = runtime.hub
+        let resumable = await hub.seatPlacement(of: user.id)
         send(ServerMessageEncoder.welcome(userId: user.id, displayName: user.displayName,
                                           serverTime: runtime.clock.now(), limits: runtime.advertisedLimits,
-                                          resumable: resumable, ref: ref))
+                                          resumable: resumable, localNode: hub.localNode.nodeId, ref: ref))
     }
 
     private func nextLink(_ state: inout State) -> SocketParticipantLink {
@@ -286,8 +288,9 @@ final class HubConnectionWorker: Sendable {
     }
 
     /// Replies `error`; a connection that keeps erring is closed with 1008.
-    private func fail(_ code: String, _ message: String, ref: String?, retryAfter: Int? = nil, _ state: inout State) {
-        send(ServerMessageEncoder.error(code: code, message: message, ref: ref, retryAfter: retryAfter))
+    private func fail(_ code: String, _ message: String, ref: String?, retryAfter: Int? = nil,
+                      location: NodeLocation? = nil, _ state: inout State) {
+        send(ServerMessageEncoder.error(code: code, message: message, ref: ref, retryAfter: retryAfter, location: location))
         runtime.metrics.failed(code)
         if !state.errors.take(now: runtime.clock.now()) {
             close(.policyViolation, "too many invalid requests", &state)
