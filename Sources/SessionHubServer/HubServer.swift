@@ -24,6 +24,7 @@ public final class HubServer: Sendable {
     private let operators: OperatorConsole
     private let metricsSource: MetricsSource
     private let dashboard: DashboardFeed
+    private let clusterNode: ClusterNode?
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -64,9 +65,16 @@ public final class HubServer: Sendable {
         let metrics = HubMetrics()
         let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history, metrics: metrics)
         let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: notifying, learners: learners,
-                                resumeTokens: SignedResumeTokens(secret: configuration.secret))
+                                resumeTokens: SignedResumeTokens(secret: configuration.secret),
+                                directory: persistence.cluster?.directory ?? SingleNodeDirectory())
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
+        if let cluster = persistence.cluster, let recoverable = journal as? any RecoverableJournal {
+            clusterNode = ClusterNode(storage: cluster, journal: recoverable, hub: hub, settings: configuration.cluster,
+                                      logger: logger, metrics: metrics)
+        } else {
+            clusterNode = nil
+        }
         let tokens = TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy)
         let operators = OperatorConsole(hub: hub, tokens: tokens, clock: clock,
                                         storage: StorageProbe(persistence), logger: logger)
@@ -114,6 +122,9 @@ public final class HubServer: Sendable {
     @discardableResult
     public func start() async throws -> Int {
         let hub = self.hub
+        // A node joins its cluster first: a second process with the same node id stops here,
+        // before it could rebuild (and so write to) the first one's sessions.
+        try await clusterNode?.start()
         if let journal = persistence.journal as? any RecoverableJournal {
             let report = try await hub.recover(from: journal)
             recovered.withLock { $0 = report }
@@ -166,7 +177,11 @@ public final class HubServer: Sendable {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }
+        // With live peers, a node hands its sessions over (their players resume on a peer)
+        // instead of ending them; alone, it ends them.
+        _ = await clusterNode?.handOver()
         await hub.endAll(cause: .serverShutdown)
+        await clusterNode?.leave()
         await server.shutdown(deadline: deadline)
         try? await group.shutdownGracefully()
         persistence.close?()

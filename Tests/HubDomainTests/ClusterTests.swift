@@ -71,7 +71,9 @@ struct ClusterTests {
         let lastSeq = alice.link.lastSeq
 
         // n1 stops answering; n2 claims its sessions and rebuilds them from the shared journal.
-        let claimed = pair.cluster.claimSessions(of: "n1", by: pair.nodeB)
+        pair.cluster.crash("n1")
+        #expect(try await pair.nodeB.deadNodes(timeout: .seconds(60)) == ["n1"])
+        let claimed = try await pair.nodeB.claimSessions(limit: 100)
         #expect(claimed.map(\.sessionId) == [alice.session.id])
         let report = await pair.b.hub.adopt(claimed, from: pair.nodeB)
         #expect(report.resumable == 1)

@@ -14,6 +14,8 @@ public actor Hub {
     /// requests in flight.
     private var membership: [String: String] = [:]
     private var draining = false
+    /// The node cannot reach its cluster's database (``setAdmission(_:)``).
+    private var admissionClosed = false
     /// Failed joins per user and per client address, across connections.
     private var joinFailures: JoinFailureLedger
 
@@ -193,6 +195,27 @@ public actor Hub {
         return value % slices
     }
 
+    /// Lets go of every live session without ending it (``LiveSession/relinquish(_:)``): the
+    /// cluster declared this node dead (`.moved`), or it hands its sessions over to its peers
+    /// (`.handedOver`). Returns the ids of the sessions let go.
+    @discardableResult
+    public func relinquishAll(_ reason: DetachReason) async -> [String] {
+        let live = Array(sessions.values)
+        for session in live { await session.relinquish(reason) }
+        for session in live { forget(session.id) }
+        membership = membership.filter { sessions[$0.value] != nil }
+        return live.map(\.id)
+    }
+
+    /// The ids of the live sessions.
+    public var liveSessionIds: [String] { Array(sessions.keys) }
+
+    /// Stops (false) or resumes (true) taking new sessions and joins, while live sessions go on:
+    /// a node that cannot reach its cluster's database takes no new players.
+    public func setAdmission(_ open: Bool) {
+        admissionClosed = !open
+    }
+
     /// Refuses new sessions and ends every live one with `cause`, waiting for their history saves.
     public func endAll(cause: EndCause) async {
         draining = true
@@ -233,6 +256,10 @@ public actor Hub {
 
     private func requireNotDraining() throws(HubError) {
         if draining { throw HubError(.hubFull, "the hub is shutting down and accepts no new sessions") }
+        if admissionClosed {
+            throw HubError(.storageUnavailable, "this node cannot reach its database and takes no new players; try again shortly",
+                           retryAfterSeconds: 1)
+        }
     }
 
     /// Takes `userId`'s one seat for `sessionId`: in this hub's registry at once (so a second

@@ -11,4 +11,7 @@ public enum DetachReason: String, Sendable, Codable {
     /// Another node owns the session now: the connection should be closed so the client
     /// reconnects and resumes there.
     case moved
+    /// This node handed the session over to its peers (a rolling upgrade): the connection should
+    /// be closed with "going away" so the client reconnects and resumes on a peer.
+    case handedOver
 }

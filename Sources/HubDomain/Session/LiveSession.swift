@@ -511,7 +511,7 @@ public actor LiveSession {
     /// A change whose write failed is never delivered: the session holds it and everything
     /// behind it (``JournalHealth/holding(since:reason:)``), refuses new changes, and writes it
     /// again on each ``tick(now:)`` until the journal takes it. A write refused by fencing means
-    /// another node owns the session: it lets everyone go (``moveAway()``).
+    /// another node owns the session: it lets everyone go (``relinquish(_:)``).
     private func commit() async {
         guard !journalWriterActive, phase != .moved else { return }
         journalWriterActive = true
@@ -545,7 +545,7 @@ public actor LiveSession {
     private func journalFailed(_ error: any Error) {
         journalFailures += 1
         if case JournalFailure.fenced? = error as? JournalFailure {
-            moveAway()
+            relinquish(.moved)
             return
         }
         if case .holding = journalHealth { return }
@@ -553,10 +553,12 @@ public actor LiveSession {
         answerWaiters(delivered: false)
     }
 
-    /// Another node owns the session: forget what is not durable, let every member go with
-    /// ``DetachReason/moved`` (so they resume on the owner) and tell the hub. No history is
+    /// Lets go of the session without ending it, because another node owns it now (the journal
+    /// fenced this one, or the cluster declared this node dead: ``DetachReason/moved``) or this
+    /// node handed it over (``DetachReason/handedOver``): forgets what is not durable, lets every
+    /// member go with `reason` (so they resume on the owner) and tells the hub. No history is
     /// written and the journal is not closed: the session lives on at its new owner.
-    private func moveAway() {
+    public func relinquish(_ reason: DetachReason) {
         guard phase != .moved else { return }
         phase = .moved
         journalHealth = .fenced
@@ -566,7 +568,7 @@ public actor LiveSession {
         answerWaiters(delivered: false)
         let userIds = seats.filter(\.present).map(\.user.id)
         for index in seats.indices {
-            seats[index].link?.detach(.moved)
+            seats[index].link?.detach(reason)
             seats[index].link = nil
         }
         let notify = self.notify

@@ -37,6 +37,8 @@ public struct HubServerConfiguration: Sendable {
     public var connectionLimits: HubConnectionLimits
     /// Bounds of the operator dashboard's live feed.
     public var dashboard = DashboardFeedSettings()
+    /// Heartbeat, liveness timeout and claim batches of a cluster node (PostgreSQL storage).
+    public var cluster = ClusterSettings()
     /// Time rules of bearer tokens (clock skew allowed for `iat`, longest lifetime).
     public var tokenPolicy = TokenPolicy()
     /// Seconds between two runs of the storage upkeep (retrying failed history writes). Default 30.

@@ -7,7 +7,7 @@
 /// verbatim (a test compares them).
 public enum SettingsCatalog {
     /// The settings, grouped by the first component of their keys.
-    public static let all: [Setting] = server + http + webSocket + connection + session + join + token + dashboard
+    public static let all: [Setting] = server + http + webSocket + connection + session + join + token + dashboard + cluster
 
     /// The one setting with `key`, if any.
     public static func setting(_ key: String) -> Setting? { all.first { $0.key == key } }
@@ -33,6 +33,18 @@ public enum SettingsCatalog {
                 onBreach: "—"),
         Setting("server.maintenanceInterval", \.maintenanceIntervalSeconds, .wholeSeconds, unit: "seconds", range: 1...86_400,
                 summary: "Period of the storage upkeep (retrying history writes that failed).",
+                onBreach: "—"),
+    ]
+
+    static let cluster: [Setting] = [
+        Setting("cluster.heartbeatInterval", \.cluster.heartbeatInterval, .seconds, unit: "seconds", range: 0.05...60,
+                summary: "How often a cluster node (PostgreSQL storage) proves it is alive and looks for dead peers and sessions to adopt.",
+                onBreach: "—"),
+        Setting("cluster.livenessTimeout", \.cluster.livenessTimeout, .seconds, unit: "seconds", range: 0.2...3600,
+                summary: "Silence after which peers declare a node dead (hung, or cut off from the database) and adopt its sessions; a killed node's lock is gone at once.",
+                onBreach: "its sessions are adopted by a peer; its later writes are fenced (`session_moved`)"),
+        Setting("cluster.claimBatchSize", \.cluster.claimBatchSize, .integer, unit: "sessions", range: 1...10_000,
+                summary: "Sessions a node claims per database round trip when adopting those of a dead peer.",
                 onBreach: "—"),
     ]
 

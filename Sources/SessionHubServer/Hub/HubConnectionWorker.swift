@@ -67,10 +67,10 @@ final class HubConnectionWorker: Sendable {
             case .detached(let generation, let reason):
                 guard generation == state.generation else { break }
                 state.session = nil
-                if reason == .moved {
-                    // Another node owns the session now: the client reconnects (through the
-                    // front) and resumes there with the token it holds.
-                    close(.serviceRestart, "session_moved: the session moved to another node; reconnect and resume", &state)
+                if let (code, reason) = SocketParticipantLink.closing(for: reason) {
+                    // The link already closed the socket (SocketParticipantLink.detach).
+                    state.logger.info("closing connection", metadata: ["code": "\(code.rawValue)", "reason": "\(reason)"])
+                    state.closed = true
                 }
             case .authTimeout:
                 if state.user == nil { close(.policyViolation, "auth_timeout: no token within \(limits.authTimeoutSeconds) s", &state) }

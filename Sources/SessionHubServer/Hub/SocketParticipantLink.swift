@@ -1,6 +1,7 @@
 import Dispatch
 import HubDomain
 import HubProtocol
+import WebSocket
 import WebSocketTransport
 
 /// A session's way to one participant: writes broadcasts (already framed) and replies to the
@@ -37,5 +38,19 @@ final class SocketParticipantLink: ParticipantLink {
         // connection already back in the lobby, however the threads are scheduled.
         inputs.yield(.detached(generation: generation, reason: reason))
         if reason != .left { socket.send(text: ServerMessageEncoder.left(ref: nil, reason: reason.rawValue)) }
+        // Closed here, right behind `left`, so nothing the server does next (a shutdown closing
+        // every connection) can overtake it.
+        if let (code, text) = Self.closing(for: reason) { socket.close(code: code, reason: text) }
+    }
+
+    /// The close that follows a detach, when the client must reconnect elsewhere: another node
+    /// owns the session now (1012), or this node hands it over while stopping (1001). The client
+    /// reconnects (through the front) and resumes with the token it holds.
+    static func closing(for reason: DetachReason) -> (WebSocketCloseCode, String)? {
+        switch reason {
+        case .moved: (.serviceRestart, "session_moved: the session moved to another node; reconnect and resume")
+        case .handedOver: (.goingAway, "session_handed_over: this node is stopping; reconnect and resume")
+        case .replaced, .removed, .left, .ended: nil
+        }
     }
 }

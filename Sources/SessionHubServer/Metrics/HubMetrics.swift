@@ -26,6 +26,7 @@ import WebSocketTransport
 /// | `sessionhub_http_timeouts_total` | counter | `phase` = `head`, `body`, `idle` (HTTP-phase deadlines passed) |
 /// | `sessionhub_join_failures_total` | counter | — (joins with a code of no live session, counted against the user's and the address's budgets) |
 /// | `sessionhub_join_lockouts_total` | counter | — (users or addresses locked out of joining: their failure budget was spent) |
+/// | `sessionhub_cluster_events_total` | counter | `event` = `adopted`, `handed_over`, `relinquished` (sessions), `evicted` (this node declared dead), `peer_dead` (peers this node declared dead) |
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
     /// Broadcast types, in the protocol's words.
@@ -109,6 +110,13 @@ final class HubMetrics: Sendable {
 
     /// An `error` sent with `code`.
     func failed(_ code: String) { counter("sessionhub_errors_total", "code", code).increment() }
+
+    /// Cluster events: `adopted`, `handed_over`, `relinquished` (per session), `evicted` (this
+    /// node declared dead), `peer_dead` (per peer this node declared dead).
+    func clusterEvent(_ event: String, count: Int) {
+        guard count > 0 else { return }
+        counter("sessionhub_cluster_events_total", "event", event).increment(by: Int64(count))
+    }
 
     /// One participant's history write: `success`, `feature_locked` or `failed`.
     func historyWrite(_ result: String) { counter("sessionhub_history_writes_total", "result", result).increment() }

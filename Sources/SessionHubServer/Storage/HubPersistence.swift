@@ -22,23 +22,34 @@ public struct HubPersistence: Sendable {
     public var maintenance: (@Sendable () async -> Void)?
     /// Releases the storage; called last on shutdown.
     public var close: (@Sendable () -> Void)?
+    /// The cluster this node belongs to (its registry and directory); nil for a lone hub.
+    public var cluster: ClusterStorage?
 
     /// Bundles the parts.
     public init(journal: any SessionJournal, history: any HistoryWriter, learners: any LearnerRecords,
                 stores: HubStores? = nil, maintenance: (@Sendable () async -> Void)? = nil,
-                close: (@Sendable () -> Void)? = nil) {
+                close: (@Sendable () -> Void)? = nil, cluster: ClusterStorage? = nil) {
         self.journal = journal
         self.history = history
         self.learners = learners
         self.stores = stores
         self.maintenance = maintenance
         self.close = close
+        self.cluster = cluster
     }
 
     /// Everything in memory: nothing survives the process, nobody is premium.
     public static func inMemory() -> HubPersistence {
         HubPersistence(journal: InMemorySessionJournal(), history: InMemoryHistoryWriter(),
                        learners: InMemoryLearnerRecords())
+    }
+
+    /// One node of an ``HubDomain/InMemoryCluster``: several hubs in one process sharing a
+    /// journal, a directory and a node registry (tests and demos of the cluster's behaviour;
+    /// history and learners are this node's own, in memory).
+    public static func inMemoryCluster(_ node: InMemoryCluster.Node, history: any HistoryWriter = InMemoryHistoryWriter()) -> HubPersistence {
+        HubPersistence(journal: node, history: history, learners: InMemoryLearnerRecords(),
+                       cluster: ClusterStorage(registry: node, directory: node))
     }
 
     /// The SQLite file at `path` (created with its directories and schema when missing): one

@@ -1,0 +1,16 @@
+import NIOCore
+
+/// How a node takes part in a cluster (PostgreSQL storage with several nodes).
+public struct ClusterSettings: Sendable, Equatable {
+    /// How often the node proves it is alive and looks for dead peers.
+    public var heartbeatInterval: TimeAmount = .seconds(1)
+    /// How long a node may go without proving it is alive before its peers declare it dead and
+    /// adopt its sessions (a crashed node's liveness proof, its database connection's lock, is
+    /// gone at once; this bounds the detection of a hung node).
+    public var livenessTimeout: TimeAmount = .seconds(5)
+    /// Sessions claimed per database round trip when adopting a dead node's sessions.
+    public var claimBatchSize = 50
+
+    /// The defaults.
+    public init() {}
+}
