@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         // The settings tree: flags, environment and a JSON file (no YAML, no reloading).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "CommandLineArguments"]),
+        // PostgreSQL, the shared store of a cluster (journal, history, profiles, node registry).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System zlib, used by permessage-deflate (RFC 7692).
@@ -82,7 +84,8 @@ let package = Package(
             dependencies: ["HubDomain"],
             swiftSettings: strict
         ),
-        // Layer 5: storage — repositories behind protocols; SQLite (system libsqlite3, WAL) by default.
+        // Layer 5: storage — repositories behind protocols; SQLite (system libsqlite3, WAL) by default,
+        // PostgreSQL (postgres-nio) for a cluster.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -90,7 +93,11 @@ let package = Package(
         ),
         .target(
             name: "HubStorage",
-            dependencies: ["HubDomain", "CSQLite"],
+            dependencies: [
+                "HubDomain", "CSQLite",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // Layer 6: wiring — configuration, HTTP routes, WebSocket endpoints, lifecycle.
@@ -120,6 +127,7 @@ let package = Package(
             dependencies: [
                 "SessionHubServer",
                 "HubDomain",
+                "HubStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

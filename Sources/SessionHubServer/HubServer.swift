@@ -112,6 +112,9 @@ public final class HubServer: Sendable {
             group: group,
             logger: logger)
         operators.attach { [server = self.server] in server.connectionCount }
+        if let clusterNode, let node = persistence.cluster?.directory.local.nodeId {
+            operators.attach(cluster: { (node, clusterNode.admission.admitted, clusterNode.admission.reason) })
+        }
         metricsSource.attach(server)
     }
 

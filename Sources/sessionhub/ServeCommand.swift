@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HubDomain
+import HubStorage
 import Logging
 import NIOCore
 import SessionHubServer
@@ -52,6 +53,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(help: "Keep everything in memory instead (nothing survives a restart; no /api routes).")
     var inMemory = false
+
+    @Option(help: "PostgreSQL instead of SQLite, for a cluster of nodes: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or ?host=/socket/dir); SESSIONHUB_DATABASE_URL names it too.")
+    var databaseURL: String?
+
+    @Option(help: "This node's id in its cluster ([a-z0-9-], at most 63; default: the host name); SESSIONHUB_NODE_ID.")
+    var nodeId: String?
+
+    @Option(help: "The WebSocket URL clients are sent to for this node (default ws://HOST:PORT/ws); SESSIONHUB_PUBLIC_URL.")
+    var publicURL: String?
+
+    @Option(help: "The HTTP URL peers and operators reach this node at (default http://HOST:PORT); SESSIONHUB_INTERNAL_URL.")
+    var internalURL: String?
 
     @Option(help: "Directory of extra scenario files (*.json), added to the built-in ones.")
     var scenariosDir: String?
@@ -112,8 +125,13 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("setting", metadata: ["key": "\(setting.key)", "value": "\(setting.value)", "from": "\(setting.source)"])
         }
         configuration.connectionPolicy.trustedProxies = trustedProxy
+        let environment = ProcessInfo.processInfo.environment
         let persistence: HubPersistence
-        if inMemory {
+        if let text = databaseURL ?? environment["SESSIONHUB_DATABASE_URL"], !inMemory {
+            persistence = try await Self.postgres(text, node: try nodeLocation(environment),
+                                                  internalURL: internalURL ?? environment["SESSIONHUB_INTERNAL_URL"]
+                                                      ?? "http://\(host):\(port)", logger: logger)
+        } else if inMemory {
             persistence = .inMemory()
         } else {
             do {
@@ -135,6 +153,34 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("shutting down", metadata: ["signal": "\(signal)"])
         await hub.shutdown(deadline: .seconds(Int64(configuration.drainTimeoutSeconds)))
         logger.info("stopped")
+    }
+}
+
+extension ServeCommand {
+    /// This node as its cluster knows it: `--node-id` (checked) and `--public-url`.
+    func nodeLocation(_ environment: [String: String]) throws -> NodeLocation {
+        let id = nodeId ?? environment["SESSIONHUB_NODE_ID"] ?? NodeIdentity.defaultNodeId()
+        guard NodeIdentity.isValid(id) else {
+            throw ValidationError("--node-id \(id.prefix(80)) must be 1 to 63 of a-z, 0-9 and -, starting with a letter or digit")
+        }
+        let url = publicURL ?? environment["SESSIONHUB_PUBLIC_URL"] ?? "ws://\(host):\(port)/ws"
+        guard url.hasPrefix("ws://") || url.hasPrefix("wss://") else {
+            throw ValidationError("--public-url \(url.prefix(200)) must be a ws:// or wss:// URL")
+        }
+        return NodeLocation(nodeId: id, publicURL: url)
+    }
+
+    /// Opens the PostgreSQL persistence, or stops the start with one line naming the URL.
+    static func postgres(_ text: String, node: NodeLocation, internalURL: String, logger: Logger) async throws -> HubPersistence {
+        do {
+            let url = try PostgresURL(text)
+            let persistence = try await HubPersistence.postgres(url: url, node: node, internalURL: internalURL, logger: logger)
+            logger.info("storage", metadata: ["database": "\(url)", "node": "\(node.nodeId)", "publicURL": "\(node.publicURL)"])
+            return persistence
+        } catch {
+            logger.critical("cannot open the database", metadata: ["error": "\(error)"])
+            throw ExitCode(74)
+        }
     }
 }
 

@@ -14,16 +14,10 @@ extension SQLiteStore: ProgressRepository {
     /// Progress as of `now` (epoch ms): `weeklyXP` is 0 when the last session was in an earlier
     /// ISO week, and `currentStreak` is 0 when the last session was before yesterday (UTC).
     public func progress(userId: String, now: Int64) async throws -> [LanguageProgress] {
-        let today = UTCCalendar.day(ofEpochMs: now)
-        let thisWeek = UTCCalendar.weekStart(ofDay: today)
-        return try database.withConnection { db in
+        try database.withConnection { db in
             try db.query(Self.progressColumns + " WHERE user_id = ? ORDER BY language", [.text(userId)]) { row in
                 let (stored, weekStart) = Self.progressRow(row)
-                var progress = stored
-                if weekStart != thisWeek { progress.weeklyXP = 0 }
-                let lastDay = progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
-                if let lastDay, lastDay < today - 1 { progress.currentStreak = 0 }
-                return progress
+                return ProgressRules.asOf(stored, weekStart: weekStart, now: now)
             }
         }
     }
@@ -56,35 +50,10 @@ extension SQLiteStore: ProgressRepository {
         try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)", [.text(userId), .integer(day)])
         let stored = try db.queryFirst(progressColumns + " WHERE user_id = ? AND language = ?",
                                        [.text(userId), .text(language)], row: progressRow)
-        var progress = stored?.progress ?? .empty(userId: userId, language: language)
-        var weekStart = stored?.weekStart
-        let xp = participant.figures.stats.xpEarned
-
-        progress.totalXP += xp
-        progress.level = XPCalculator.level(totalXP: progress.totalXP)
-        let week = UTCCalendar.weekStart(ofDay: day)
-        if let current = weekStart, week < current {
-            // An older week: already rolled over, counts in the total only.
-        } else if week == weekStart {
-            progress.weeklyXP += xp
-        } else {
-            progress.weeklyXP = xp
-            weekStart = week
+        let (progress, weekStart) = try ProgressRules.adding(session, participant, userId: userId, language: language,
+                                                             to: stored?.progress, weekStart: stored?.weekStart) {
+            try consecutiveDays(db, userId: userId, endingAt: $0)
         }
-
-        let lastDay = progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
-        let anchor = max(day, lastDay ?? day)
-        progress.currentStreak = try consecutiveDays(db, userId: userId, endingAt: anchor)
-        progress.longestStreak = max(progress.longestStreak, progress.currentStreak)
-        progress.lastActivityDate = UTCCalendar.dateString(ofDay: anchor)
-
-        progress.totalSessions += 1
-        if session.multiplayer { progress.multiplayerSessions += 1 } else { progress.soloSessions += 1 }
-        progress.totalMinutesPlayed += session.durationSeconds / 60
-        let collaboration = participant.figures.collaboration
-        progress.successfulRepairs += collaboration.successfulRepairs
-        progress.helpGiven += collaboration.helpGiven
-        progress.teamWins += collaboration.teamWins
 
         try db.run("""
             INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak,
@@ -111,15 +80,16 @@ extension SQLiteStore: ProgressRepository {
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).
     static func consecutiveDays(_ db: SQLiteConnection, userId: String, endingAt day: Int64) throws -> Int {
+        var days: [Int64] = []
         var expected = day
-        var count = 0
+        // Reads only as far as the run of consecutive days goes.
         try db.forEachRow("SELECT day FROM session_days WHERE user_id = ? AND day <= ? ORDER BY day DESC",
                           [.text(userId), .integer(day)]) { row in
             guard row.int64(0) == expected else { return false }
-            count += 1
+            days.append(expected)
             expected -= 1
             return true
         }
-        return count
+        return ProgressRules.consecutiveDays(days, endingAt: day)
     }
 }

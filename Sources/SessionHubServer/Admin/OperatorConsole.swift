@@ -15,6 +15,7 @@ final class OperatorConsole: Sendable {
     let startedAt: Int64
     private let draining = Atomic<Bool>(false)
     private let connections = Mutex<(@Sendable () -> Int)?>(nil)
+    private let cluster = Mutex<(@Sendable () -> (node: String, admitted: Bool, reason: String?))?>(nil)
 
     init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, storage: StorageProbe, logger: Logger) {
         self.hub = hub
@@ -29,6 +30,14 @@ final class OperatorConsole: Sendable {
     func attach(connectionCount: @escaping @Sendable () -> Int) {
         connections.withLock { $0 = connectionCount }
     }
+
+    /// Connects the node's standing in its cluster (a cluster node only).
+    func attach(cluster standing: @escaping @Sendable () -> (node: String, admitted: Bool, reason: String?)) {
+        cluster.withLock { $0 = standing }
+    }
+
+    /// This node's id and whether its cluster lets it take new players (nil: not a cluster node).
+    var clusterStanding: (node: String, admitted: Bool, reason: String?)? { cluster.withLock { $0 }?() }
 
     /// Open WebSocket connections.
     var connectionCount: Int { connections.withLock { $0 }?() ?? 0 }

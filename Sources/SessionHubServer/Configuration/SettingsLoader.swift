@@ -14,6 +14,7 @@ public enum SettingsLoader {
     public static let otherEnvironmentVariables: Set<String> = [
         "SESSIONHUB_SECRET", "SESSIONHUB_CONFIG", "SESSIONHUB_HOST", "SESSIONHUB_PORT", "SESSIONHUB_DATABASE",
         "SESSIONHUB_LOG_LEVEL", "SESSIONHUB_LOG_FORMAT", "SESSIONHUB_EXTRA_OPTS",
+        "SESSIONHUB_DATABASE_URL", "SESSIONHUB_NODE_ID", "SESSIONHUB_PUBLIC_URL", "SESSIONHUB_INTERNAL_URL",
     ]
 
     /// Applies `sources` to `configuration`, highest precedence first: flags, environment, file.

@@ -1,0 +1,244 @@
+import Foundation
+import HubDomain
+import Logging
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// One node's part of a cluster in PostgreSQL: its registry entry and liveness, claims and
+/// handovers of sessions (``HubDomain/NodeRegistry``), and the directory of sessions, join
+/// codes and seats (``HubDomain/SessionDirectory``). The table layout is in docs/STORAGE.md.
+///
+/// **Liveness.** ``join()`` opens a connection of the node's own and takes a session-level
+/// advisory lock named after the node id on it: while the process lives, no other process can
+/// run as this node, and when it dies (even `kill -9`) the server frees the lock at once. Peers
+/// test the lock (taking and releasing it) to see a crash without waiting. A hung node keeps
+/// its lock; its heartbeat — `heartbeat_at`, set on PostgreSQL's clock — goes stale instead, and
+/// peers declare it dead after the liveness timeout, judged on the same clock.
+public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
+    /// This node.
+    public let local: NodeLocation
+    /// Where peers and operators reach this node over HTTP.
+    public let internalURL: String
+    let pool: PostgresPool
+    let journal: PostgresJournal
+    private let incarnation = UUID().uuidString
+    private let proof = Mutex<PostgresConnection?>(nil)
+    private let connectionIDs = Atomic<Int>(1_000_000)
+
+    /// A node of the cluster on `pool`, writing through `journal` (whose epochs its claims set).
+    public init(local: NodeLocation, internalURL: String, pool: PostgresPool, journal: PostgresJournal) {
+        self.local = local
+        self.internalURL = internalURL
+        self.pool = pool
+        self.journal = journal
+    }
+
+    private var logger: Logger { pool.logger }
+    private var nodeId: String { local.nodeId }
+
+    /// The lock key of a node id (FNV-1a, 63 bits): the same on every node.
+    static func lockKey(_ nodeId: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in ("sessionhub-node:" + nodeId).utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return Int64(bitPattern: hash & 0x7FFF_FFFF_FFFF_FFFF)
+    }
+
+    // MARK: NodeRegistry
+
+    public func join() async throws {
+        let old = proof.withLock { connection -> PostgresConnection? in
+            defer { connection = nil }
+            return connection
+        }
+        try? await old?.close()
+        let connection = try await PostgresConnection.connect(configuration: pool.url.connectionConfiguration,
+                                                              id: connectionIDs.add(1, ordering: .relaxed).newValue,
+                                                              logger: logger)
+        do {
+            let key = Self.lockKey(nodeId)
+            var locked = false
+            for try await taken in try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
+                locked = taken
+            }
+            guard locked else { throw NodeRegistryError.nodeIdInUse(nodeId) }
+            try await connection.query("""
+                INSERT INTO nodes (node_id, public_url, internal_url, incarnation, started_at, heartbeat_at, dead)
+                VALUES (\(nodeId), \(local.publicURL), \(internalURL), \(incarnation), clock_timestamp(), clock_timestamp(), false)
+                ON CONFLICT (node_id) DO UPDATE SET public_url = excluded.public_url, internal_url = excluded.internal_url,
+                    incarnation = excluded.incarnation, started_at = excluded.started_at,
+                    heartbeat_at = excluded.heartbeat_at, dead = false
+                """, logger: logger)
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        proof.withLock { $0 = connection }
+    }
+
+    public func heartbeat() async throws -> Bool {
+        guard let connection = proof.withLock({ $0 }), !connection.isClosed else {
+            // The liveness connection is gone (the database restarted): the lock went with it.
+            // Taking it again is joining again, if nobody declared this node dead meanwhile.
+            guard try await stillMember() else { return false }
+            try await join()
+            return true
+        }
+        let rows = try await connection.query("""
+            UPDATE nodes SET heartbeat_at = clock_timestamp()
+            WHERE node_id = \(nodeId) AND incarnation = \(incarnation) AND NOT dead RETURNING 1
+            """, logger: logger)
+        var alive = false
+        for try await _ in rows { alive = true }
+        return alive
+    }
+
+    /// Whether the registry still counts this incarnation alive.
+    private func stillMember() async throws -> Bool {
+        let rows = try await pool.client.query("""
+            SELECT 1 FROM nodes WHERE node_id = \(nodeId) AND incarnation = \(incarnation) AND NOT dead
+            """, logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
+    public func deadNodes(timeout: Duration) async throws -> [String] {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        var dead: [String] = []
+        // Silent for longer than the timeout, on the database's clock.
+        let stale = try await pool.client.query("""
+            UPDATE nodes SET dead = true
+            WHERE node_id <> \(nodeId) AND NOT dead AND heartbeat_at < clock_timestamp() - make_interval(secs => \(seconds))
+            RETURNING node_id
+            """, logger: logger)
+        for try await node in stale.decode(String.self) { dead.append(node) }
+        // Crashed: the liveness lock is free. Taken and given back on one pooled connection.
+        let candidates = try await pool.client.query("SELECT node_id FROM nodes WHERE node_id <> \(nodeId) AND NOT dead",
+                                                     logger: logger)
+        var others: [String] = []
+        for try await node in candidates.decode(String.self) { others.append(node) }
+        for node in others {
+            let key = Self.lockKey(node)
+            let free = try await pool.client.withConnection { db -> Bool in
+                var taken = false
+                for try await got in try await db.query("SELECT pg_try_advisory_lock(\(key))", logger: logger).decode(Bool.self) {
+                    taken = got
+                }
+                if taken { try await db.query("SELECT pg_advisory_unlock(\(key))", logger: logger) }
+                return taken
+            }
+            guard free else { continue }
+            let marked = try await pool.client.query("UPDATE nodes SET dead = true WHERE node_id = \(node) AND NOT dead RETURNING 1",
+                                                     logger: logger)
+            for try await _ in marked { dead.append(node) }
+        }
+        return dead.sorted()
+    }
+
+    public func claimSessions(limit: Int) async throws -> [SessionHeader] {
+        let rows = try await pool.client.query("""
+            UPDATE sessions s SET owner_node = \(nodeId), epoch = s.epoch + 1
+            FROM (SELECT session_id FROM sessions
+                  WHERE open AND (owner_node IS NULL OR owner_node IN (SELECT node_id FROM nodes WHERE dead))
+                  ORDER BY started_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) c
+            WHERE s.session_id = c.session_id
+            RETURNING s.session_id, s.epoch, s.header
+            """, logger: logger)
+        var claimed: [SessionHeader] = []
+        for try await (sessionId, epoch, header) in rows.decode((String, Int64, String).self) {
+            journal.hold(sessionId, epoch: epoch)
+            claimed.append(try PostgresStore.decode(SessionHeader.self, json: header))
+        }
+        return claimed.sorted { $0.startedAt < $1.startedAt }
+    }
+
+    public func handOver(sessionIds: [String]) async throws {
+        guard !sessionIds.isEmpty else { return }
+        try await pool.client.query("""
+            UPDATE sessions SET owner_node = NULL, epoch = epoch + 1
+            WHERE session_id = ANY(\(sessionIds)::text[]) AND owner_node = \(nodeId)
+            """, logger: logger)
+        for id in sessionIds { journal.forget(id) }
+    }
+
+    public func peers() async throws -> [NodeLocation] {
+        let rows = try await pool.client.query("""
+            SELECT node_id, public_url FROM nodes WHERE node_id <> \(nodeId) AND NOT dead ORDER BY node_id
+            """, logger: logger)
+        var peers: [NodeLocation] = []
+        for try await (id, url) in rows.decode((String, String).self) { peers.append(NodeLocation(nodeId: id, publicURL: url)) }
+        return peers
+    }
+
+    public func leave() async {
+        _ = try? await pool.client.query("""
+            UPDATE nodes SET dead = true WHERE node_id = \(nodeId) AND incarnation = \(incarnation)
+            """, logger: logger)
+        let connection = proof.withLock { connection -> PostgresConnection? in
+            defer { connection = nil }
+            return connection
+        }
+        try? await connection?.close()
+    }
+
+    // MARK: SessionDirectory
+
+    public func register(_ header: SessionHeader) async throws -> Bool {
+        let body = try PostgresStore.json(header)
+        let rows = try await pool.client.query("""
+            INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+            VALUES (\(header.sessionId), \(header.joinCode), \(nodeId), 1, true, \(header.startedAt), \(body))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, logger: logger)
+        var listed = false
+        for try await _ in rows { listed = true }
+        if listed { journal.hold(header.sessionId, epoch: 1) }
+        return listed
+    }
+
+    public func locate(joinCode: String) async throws -> SessionPlacement? {
+        try await placement("""
+            SELECT s.session_id, n.node_id, n.public_url, n.dead FROM sessions s
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE s.open AND s.join_code = \(joinCode)
+            """)
+    }
+
+    public func seat(of userId: String) async throws -> SessionPlacement? {
+        try await placement("""
+            SELECT s.session_id, n.node_id, n.public_url, n.dead FROM seats st
+            JOIN sessions s ON s.session_id = st.session_id AND s.open
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE st.user_id = \(userId)
+            """)
+    }
+
+    public func reserveSeat(userId: String, sessionId: String) async throws -> SessionPlacement? {
+        // Taken unless the user's current seat is in another open session.
+        let rows = try await pool.client.query("""
+            INSERT INTO seats (user_id, session_id) VALUES (\(userId), \(sessionId))
+            ON CONFLICT (user_id) DO UPDATE SET session_id = excluded.session_id
+            WHERE seats.session_id = excluded.session_id
+               OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = seats.session_id AND s.open)
+            RETURNING 1
+            """, logger: logger)
+        for try await _ in rows { return nil }
+        return try await seat(of: userId) ?? SessionPlacement(sessionId: "", owner: nil)
+    }
+
+    public func releaseSeat(userId: String, sessionId: String) async throws {
+        try await pool.client.query("DELETE FROM seats WHERE user_id = \(userId) AND session_id = \(sessionId)", logger: logger)
+    }
+
+    private func placement(_ query: PostgresQuery) async throws -> SessionPlacement? {
+        let rows = try await pool.client.query(query, logger: logger)
+        for try await (sessionId, node, url, dead) in rows.decode((String, String?, String?, Bool?).self) {
+            guard let node, let url, dead == false else { return SessionPlacement(sessionId: sessionId, owner: nil) }
+            return SessionPlacement(sessionId: sessionId, owner: NodeLocation(nodeId: node, publicURL: url))
+        }
+        return nil
+    }
+}

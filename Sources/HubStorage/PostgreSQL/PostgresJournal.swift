@@ -1,0 +1,215 @@
+import Foundation
+import HubDomain
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The session journal of a cluster node in PostgreSQL, with group commit and fencing.
+///
+/// ``append(_:)`` queues the entry and suspends until it is durable. One commit is in flight at a
+/// time; appends that arrive meanwhile — from every session of this node — go in the next one,
+/// as **one multi-row insert** (`INSERT … SELECT … FROM unnest(…)`), committed with the server's
+/// `synchronous_commit` (on by default: the commit is on disk when it returns). No NOTIFY is ever
+/// sent from a journal transaction.
+///
+/// **Fencing.** Each session has an owner node and an epoch (table `sessions`). The journal holds
+/// the epoch at which this node owns each of its sessions; the insert joins every row with its
+/// session, locking it `FOR SHARE`, and stores only rows whose session this node still owns at
+/// that epoch. A row refused that way throws ``HubDomain/JournalFailure/fenced(sessionId:)``:
+/// another node adopted the session (a claim bumps the epoch and waits for inserts in flight).
+/// A row already stored at the same epoch — a retry of a commit whose outcome was lost — counts
+/// as written. A commit that fails throws ``HubDomain/JournalFailure/unavailable(_:)``.
+public final class PostgresJournal: RecoverableJournal {
+    private struct Pending: Sendable {
+        var entry: JournalEntry
+        var kind: String
+        var body: String
+        var epoch: Int64
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct Key: Hashable {
+        var sessionId: String
+        var seq: Int64
+    }
+
+    /// This node.
+    public let nodeId: String
+    let pool: PostgresPool
+    private let epochs = Mutex<[String: Int64]>([:])
+    private let queue = Mutex((pending: [Pending](), committing: false, commits: 0))
+
+    /// A journal for node `nodeId` on `pool`.
+    public init(pool: PostgresPool, nodeId: String) {
+        self.pool = pool
+        self.nodeId = nodeId
+    }
+
+    /// Transactions committed so far (one per batch), for tests and metrics.
+    public var commitCount: Int { queue.withLock { $0.commits } }
+
+    /// The epoch at which this node holds `sessionId` (after a claim: the new one).
+    public func hold(_ sessionId: String, epoch: Int64) { epochs.withLock { $0[sessionId] = epoch } }
+
+    /// The epoch held for `sessionId`, if any.
+    public func heldEpoch(_ sessionId: String) -> Int64? { epochs.withLock { $0[sessionId] } }
+
+    /// Forgets a session (ended, or owned elsewhere now).
+    public func forget(_ sessionId: String) { _ = epochs.withLock { $0.removeValue(forKey: sessionId) } }
+
+    // MARK: SessionJournal
+
+    public func opened(_ header: SessionHeader) async throws {
+        do {
+            let body = try PostgresStore.json(header)
+            let rows = try await pool.client.query("""
+                INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                VALUES (\(header.sessionId), \(header.joinCode), \(nodeId), 1, true, \(header.startedAt), \(body))
+                ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id
+                RETURNING owner_node, epoch
+                """, logger: pool.logger)
+            for try await (owner, epoch) in rows.decode((String?, Int64).self) {
+                let held = heldEpoch(header.sessionId)
+                guard owner == nodeId, held == nil || held == epoch else {
+                    throw JournalFailure.fenced(sessionId: header.sessionId)
+                }
+                hold(header.sessionId, epoch: epoch)
+            }
+        } catch let failure as JournalFailure {
+            throw failure
+        } catch {
+            throw JournalFailure.unavailable(PostgresPool.describe(error))
+        }
+    }
+
+    public func append(_ entry: JournalEntry) async throws {
+        guard let epoch = heldEpoch(entry.sessionId) else { throw JournalFailure.fenced(sessionId: entry.sessionId) }
+        let event = StoredSessionEvent(entry.event)
+        let body = try PostgresStore.json(event)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let pending = Pending(entry: entry, kind: event.kind.rawValue, body: body, epoch: epoch, continuation: continuation)
+            let start = queue.withLock { queue -> Bool in
+                queue.pending.append(pending)
+                guard !queue.committing else { return false }
+                queue.committing = true
+                return true
+            }
+            if start { Task { await self.commitLoop() } }
+        }
+    }
+
+    public func closed(sessionId: String) async {
+        forget(sessionId)
+        do {
+            try await pool.transaction { db in
+                try await Self.close(sessionId, node: nodeId, db, logger: pool.logger)
+            }
+        } catch {
+            pool.logger.warning("closing a session in the journal failed", metadata: [
+                "session": "\(sessionId)", "error": "\(PostgresPool.describe(error))",
+            ])
+        }
+    }
+
+    /// Marks a session closed and drops its journal and seats, inside the caller's transaction
+    /// (the history write does it in its own), if `node` still owns it.
+    static func close(_ sessionId: String, node: String, _ db: PostgresConnection, logger: Logger) async throws {
+        let rows = try await db.query("""
+            UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) RETURNING 1
+            """, logger: logger)
+        var owned = false
+        for try await _ in rows { owned = true }
+        guard owned else { return }
+        try await db.query("DELETE FROM journal WHERE session_id = \(sessionId)", logger: logger)
+        try await db.query("DELETE FROM seats WHERE session_id = \(sessionId)", logger: logger)
+    }
+
+    // MARK: RecoverableJournal
+
+    public func openSessions() async throws -> [SessionHeader] {
+        let rows = try await pool.client.query("""
+            SELECT session_id, epoch, header FROM sessions WHERE open AND owner_node = \(nodeId) ORDER BY started_at, session_id
+            """, logger: pool.logger)
+        var headers: [SessionHeader] = []
+        for try await (sessionId, epoch, header) in rows.decode((String, Int64, String).self) {
+            hold(sessionId, epoch: epoch)
+            headers.append(try PostgresStore.decode(SessionHeader.self, json: header))
+        }
+        return headers
+    }
+
+    public func entries(sessionId: String) async throws -> [JournalEntry] {
+        let rows = try await pool.client.query("""
+            SELECT seq, timestamp, body FROM journal WHERE session_id = \(sessionId) ORDER BY seq
+            """, logger: pool.logger)
+        var entries: [JournalEntry] = []
+        for try await (seq, timestamp, body) in rows.decode((Int64, Int64, String).self) {
+            let event = try PostgresStore.decode(StoredSessionEvent.self, json: body).event()
+            entries.append(JournalEntry(sessionId: sessionId, seq: Int(seq), timestamp: timestamp, event: event))
+        }
+        return entries
+    }
+
+    // MARK: Committer
+
+    private func commitLoop() async {
+        while true {
+            let batch = queue.withLock { queue -> [Pending] in
+                let batch = queue.pending
+                queue.pending.removeAll()
+                if batch.isEmpty { queue.committing = false }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            await commit(batch)
+        }
+    }
+
+    private func commit(_ batch: [Pending]) async {
+        do {
+            let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
+            let epochs = batch.map(\.epoch), times = batch.map(\.entry.timestamp)
+            let kinds = batch.map(\.kind), bodies = batch.map(\.body)
+            let rows = try await pool.client.query("""
+                INSERT INTO journal (session_id, seq, epoch, timestamp, kind, body)
+                SELECT v.session_id, v.seq, v.epoch, v.ts, v.kind, v.body
+                FROM unnest(\(sessions)::text[], \(seqs)::bigint[], \(epochs)::bigint[], \(times)::bigint[],
+                            \(kinds)::text[], \(bodies)::text[]) AS v(session_id, seq, epoch, ts, kind, body)
+                JOIN sessions s ON s.session_id = v.session_id AND s.owner_node = \(nodeId) AND s.epoch = v.epoch AND s.open
+                FOR SHARE OF s
+                ON CONFLICT (session_id, seq) DO NOTHING
+                RETURNING session_id, seq
+                """, logger: pool.logger)
+            var stored = Set<Key>()
+            for try await (sessionId, seq) in rows.decode((String, Int64).self) { stored.insert(Key(sessionId: sessionId, seq: seq)) }
+            queue.withLock { $0.commits += 1 }
+            let missing = batch.filter { !stored.contains(Key(sessionId: $0.entry.sessionId, seq: Int64($0.entry.seq))) }
+            let earlier = missing.isEmpty ? [:] : try await storedEpochs(of: missing)
+            for pending in batch {
+                let key = Key(sessionId: pending.entry.sessionId, seq: Int64(pending.entry.seq))
+                if stored.contains(key) || earlier[key] == pending.epoch {
+                    pending.continuation.resume()
+                } else {
+                    pending.continuation.resume(throwing: JournalFailure.fenced(sessionId: pending.entry.sessionId))
+                }
+            }
+        } catch {
+            let failure = JournalFailure.unavailable(PostgresPool.describe(error))
+            for pending in batch { pending.continuation.resume(throwing: failure) }
+        }
+    }
+
+    /// The epochs at which rows refused by the insert are already stored (a retried write).
+    private func storedEpochs(of batch: [Pending]) async throws -> [Key: Int64] {
+        let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
+        let rows = try await pool.client.query("""
+            SELECT j.session_id, j.seq, j.epoch FROM journal j
+            JOIN unnest(\(sessions)::text[], \(seqs)::bigint[]) AS v(session_id, seq) ON j.session_id = v.session_id AND j.seq = v.seq
+            """, logger: pool.logger)
+        var found: [Key: Int64] = [:]
+        for try await (sessionId, seq, epoch) in rows.decode((String, Int64, Int64).self) {
+            found[Key(sessionId: sessionId, seq: seq)] = epoch
+        }
+        return found
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// The hub's PostgreSQL schema, as versioned migrations (docs/STORAGE.md, "PostgreSQL"). Add a
+/// new version for every change; never edit an applied one.
+enum PostgresSchema {
+    /// One step: its version, a name, and the SQL run in one transaction.
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var sql: String
+
+        /// The statements of ``sql`` (each ends with `;` at the end of a line).
+        var statements: [String] {
+            sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty }
+        }
+    }
+
+    static let migrations: [Migration] = [v1]
+
+    /// Version 1: profiles, premium audit, history, progress, learner records; the cluster's
+    /// nodes, sessions (owner node and epoch, for fencing), journal and seats.
+    static let v1 = Migration(version: 1, name: "initial schema", sql: """
+        CREATE TABLE users (
+            id                      text PRIMARY KEY,
+            display_name            text NOT NULL,
+            native_language         text NOT NULL,
+            target_languages        text NOT NULL DEFAULT '[]',
+            current_target_language text,
+            interests               text NOT NULL DEFAULT '[]',
+            learning_goals          text NOT NULL DEFAULT '[]',
+            daily_goal_minutes      integer NOT NULL,
+            voice_speed             text NOT NULL,
+            show_translations       text NOT NULL,
+            is_premium              boolean NOT NULL DEFAULT false,
+            onboarding_completed    boolean NOT NULL DEFAULT false,
+            created_at              bigint NOT NULL,
+            last_active_at          bigint NOT NULL
+        );
+        CREATE TABLE premium_changes (
+            id         bigserial PRIMARY KEY,
+            user_id    text NOT NULL REFERENCES users(id),
+            is_premium boolean NOT NULL,
+            actor      text NOT NULL,
+            changed_at bigint NOT NULL
+        );
+        CREATE INDEX premium_changes_by_user ON premium_changes (user_id, changed_at);
+        CREATE TABLE history (
+            user_id          text NOT NULL REFERENCES users(id),
+            session_id       text NOT NULL,
+            timestamp        bigint NOT NULL,
+            scenario_title   text NOT NULL,
+            target_language  text NOT NULL,
+            duration_seconds integer NOT NULL,
+            line_count       integer NOT NULL,
+            xp_earned        integer NOT NULL,
+            body             text NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        );
+        CREATE INDEX history_by_user_time ON history (user_id, timestamp DESC, session_id DESC);
+        CREATE TABLE progress (
+            user_id              text NOT NULL REFERENCES users(id),
+            language             text NOT NULL,
+            total_xp             integer NOT NULL DEFAULT 0,
+            weekly_xp            integer NOT NULL DEFAULT 0,
+            week_start           bigint,
+            level                integer NOT NULL DEFAULT 1,
+            current_streak       integer NOT NULL DEFAULT 0,
+            longest_streak       integer NOT NULL DEFAULT 0,
+            last_activity_date   text,
+            total_sessions       integer NOT NULL DEFAULT 0,
+            solo_sessions        integer NOT NULL DEFAULT 0,
+            multiplayer_sessions integer NOT NULL DEFAULT 0,
+            total_minutes_played integer NOT NULL DEFAULT 0,
+            successful_repairs   integer NOT NULL DEFAULT 0,
+            help_given           integer NOT NULL DEFAULT 0,
+            team_wins            integer NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, language)
+        );
+        CREATE TABLE progress_sessions (
+            user_id    text NOT NULL,
+            session_id text NOT NULL,
+            PRIMARY KEY (user_id, session_id)
+        );
+        CREATE TABLE known_words (
+            user_id  text NOT NULL,
+            language text NOT NULL,
+            word     text NOT NULL,
+            PRIMARY KEY (user_id, language, word)
+        );
+        CREATE TABLE session_days (
+            user_id text NOT NULL,
+            day     bigint NOT NULL,
+            PRIMARY KEY (user_id, day)
+        );
+
+        CREATE TABLE nodes (
+            node_id      text PRIMARY KEY,
+            public_url   text NOT NULL,
+            internal_url text NOT NULL,
+            incarnation  text NOT NULL,
+            started_at   timestamptz NOT NULL,
+            heartbeat_at timestamptz NOT NULL,
+            dead         boolean NOT NULL DEFAULT false
+        );
+        CREATE TABLE sessions (
+            session_id text PRIMARY KEY,
+            join_code  text,
+            owner_node text,
+            epoch      bigint NOT NULL,
+            open       boolean NOT NULL DEFAULT true,
+            started_at bigint NOT NULL,
+            header     text NOT NULL
+        );
+        CREATE UNIQUE INDEX sessions_open_join_code ON sessions (join_code) WHERE open AND join_code IS NOT NULL;
+        CREATE INDEX sessions_open_by_owner ON sessions (owner_node, started_at) WHERE open;
+        CREATE TABLE journal (
+            session_id text NOT NULL,
+            seq        bigint NOT NULL,
+            epoch      bigint NOT NULL,
+            timestamp  bigint NOT NULL,
+            kind       text NOT NULL,
+            body       text NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+        CREATE TABLE seats (
+            user_id    text PRIMARY KEY,
+            session_id text NOT NULL
+        );
+        CREATE INDEX seats_by_session ON seats (session_id);
+        """)
+}

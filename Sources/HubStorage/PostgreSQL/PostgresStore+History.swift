@@ -1,0 +1,48 @@
+import PostgresNIO
+
+extension PostgresStore: HistoryRepository {
+    public func getSessions(userId: String, limit: Int, before: Int64?) async throws -> HistoryPage {
+        let limit = min(max(limit, 1), SQLiteStore.maximumPageSize)
+        return try await pool.client.withConnection { db in
+            var total = 0
+            for try await count in try await db.query("SELECT count(*) FROM history WHERE user_id = \(userId)",
+                                                       logger: logger).decode(Int.self) {
+                total = count
+            }
+            let rows = try await db.query("""
+                SELECT session_id, scenario_title, timestamp, target_language, duration_seconds, line_count, xp_earned
+                FROM history WHERE user_id = \(userId) AND timestamp < \(before ?? Int64.max)
+                ORDER BY timestamp DESC, session_id DESC LIMIT \(limit)
+                """, logger: logger)
+            var sessions: [HistorySummary] = []
+            for try await (id, title, time, language, duration, lines, xp)
+                in rows.decode((String, String, Int64, String, Int, Int, Int).self) {
+                sessions.append(HistorySummary(sessionId: id, scenarioTitle: title, timestamp: time, targetLanguage: language,
+                                               durationSeconds: duration, lineCount: lines, xpEarned: xp))
+            }
+            return HistoryPage(total: total, sessions: sessions)
+        }
+    }
+
+    public func getSession(userId: String, sessionId: String) async throws -> HistorySession? {
+        let rows = try await pool.client.query(
+            "SELECT body FROM history WHERE user_id = \(userId) AND session_id = \(sessionId)", logger: logger)
+        for try await body in rows.decode(String.self) { return try Self.decode(HistorySession.self, json: body) }
+        return nil
+    }
+
+    public func deleteSession(userId: String, sessionId: String) async throws -> Bool {
+        let rows = try await pool.client.query(
+            "DELETE FROM history WHERE user_id = \(userId) AND session_id = \(sessionId) RETURNING 1", logger: logger)
+        var deleted = false
+        for try await _ in rows { deleted = true }
+        return deleted
+    }
+
+    public func clear(userId: String) async throws -> Int {
+        let rows = try await pool.client.query("DELETE FROM history WHERE user_id = \(userId) RETURNING 1", logger: logger)
+        var count = 0
+        for try await _ in rows { count += 1 }
+        return count
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HubDomain
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Profiles, premium changes, history, progress and learner records in PostgreSQL: the same
+/// ports and rules as ``SQLiteStore`` (docs/STORAGE.md), for a cluster whose nodes share them.
+///
+/// History writes that fail (the database is unreachable) are answered `networkError`, kept in
+/// memory and retried by ``retrySealed()``; the session's journal stays open meanwhile, so a
+/// node that dies before the retry leaves the session to be rebuilt and ended by another.
+public final class PostgresStore: Sendable {
+    /// The pool it uses.
+    public let pool: PostgresPool
+    /// The node writing: a session is written to history only while this node owns it.
+    public let nodeId: String
+    var logger: Logger { pool.logger }
+    private let unsealed = Mutex<[EndedSession]>([])
+    private let learnerFailures = Atomic<Int>(0)
+
+    /// A store on `pool` for node `nodeId`.
+    public init(pool: PostgresPool, nodeId: String) {
+        self.pool = pool
+        self.nodeId = nodeId
+    }
+
+    /// Ended sessions waiting in memory for a history write.
+    public var unsealedInMemory: Int { unsealed.withLock { $0.count } }
+
+    /// Learner-record reads and writes that failed (they degrade to "nothing known").
+    public var learnerFailureCount: Int { learnerFailures.load(ordering: .relaxed) }
+
+    /// Runs a query on the database; returns the ended sessions waiting in memory for a retry.
+    public func probe() async throws -> Int {
+        try await pool.client.query("SELECT 1", logger: logger)
+        return unsealedInMemory
+    }
+
+    func keepUnsealed(_ session: EndedSession) { unsealed.withLock { $0.append(session) } }
+    func takeUnsealed() -> [EndedSession] { unsealed.withLock { sessions in defer { sessions.removeAll() }; return sessions } }
+    func noteLearnerFailure(_ error: any Error) {
+        learnerFailures.add(1, ordering: .relaxed)
+        logger.warning("learner records unavailable", metadata: ["error": "\(PostgresPool.describe(error))"])
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        String(decoding: try SQLiteStore.encode(value), as: UTF8.self)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, json: String) throws -> T {
+        try SQLiteStore.decode(type, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL for tests and demos, on loopback, from Debian's `postgresql` package.
+#
+#   bash scripts/postgres.sh start DIR [PORT]   initdb in a fresh /tmp/sessionhub-pg.* owned by the
+#                                               `postgres` user (named in DIR/datadir), start on
+#                                               127.0.0.1:PORT (default: a free port), create database
+#                                               `sessionhub`; prints its URL (also in DIR/url)
+#   bash scripts/postgres.sh stop DIR           fast shutdown, data removed (nothing left running)
+#   bash scripts/postgres.sh restart DIR        fast restart on the same port (connections drop)
+#   bash scripts/postgres.sh url DIR            prints the URL again
+#
+# Installs `postgresql` when its server binaries are missing (and stops the cluster the package
+# starts by itself). The server runs as the `postgres` system user (initdb refuses root), trust
+# authentication on loopback only, fsync and synchronous_commit on (the defaults: durability is
+# what the tests check). Every wait is bounded.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$ROOT/scripts/deps.sh"
+
+log() { echo "[postgres] $*" >&2; }
+
+bindir() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
+  [ -n "$dir" ] && [ -x "$dir/initdb" ] && echo "$dir"
+}
+
+install_server() {
+  if [ -z "$(bindir)" ]; then
+    need_debs postgresql
+    # The package may start a cluster of its own; the tests use theirs only.
+    if command -v pg_lsclusters >/dev/null; then
+      pg_lsclusters -h 2>/dev/null | while read -r version name _; do
+        pg_ctlcluster "$version" "$name" stop >/dev/null 2>&1 || true
+      done
+    fi
+  fi
+  BIN="$(bindir)"
+  [ -n "$BIN" ] || { log "no PostgreSQL server binaries after installing postgresql"; exit 1; }
+}
+
+as_postgres() { runuser -u postgres -- "$@"; }
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+cmd="${1:-}"; DIR="${2:-}"
+[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,14p' "$0"; exit 64; }
+
+case "$cmd" in
+  start)
+    install_server
+    mkdir -p "$DIR"
+    DIR="$(cd "$DIR" && pwd)"
+    PORT="${3:-$(free_port)}"
+    # The server's files live where the postgres user can reach them (DIR may sit under a 0700 dir).
+    PGDIR="$(as_postgres mktemp -d /tmp/sessionhub-pg.XXXXXX)"
+    echo "$PGDIR" >"$DIR/datadir"
+    as_postgres "$BIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 \
+      || { log "initdb failed:"; tail -5 "$DIR/initdb.log" >&2; exit 1; }
+    as_postgres timeout 30 "$BIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 20 \
+      -o "-c listen_addresses=127.0.0.1 -p $PORT -k $PGDIR -c max_connections=200 -c fsync=on -c synchronous_commit=on" \
+      start >/dev/null || { log "the server did not start:"; tail -5 "$PGDIR/server.log" >&2; exit 1; }
+    timeout 20 "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres sessionhub
+    echo "postgres://postgres@127.0.0.1:$PORT/sessionhub" | tee "$DIR/url"
+    ;;
+  stop)
+    BIN="$(bindir)"
+    PGDIR="$(cat "$DIR/datadir" 2>/dev/null || true)"
+    case "$PGDIR" in /tmp/sessionhub-pg.*) ;; *) log "no server recorded in $DIR"; exit 0 ;; esac
+    if [ -n "$BIN" ] && [ -f "$PGDIR/data/postmaster.pid" ]; then
+      as_postgres timeout 30 "$BIN/pg_ctl" -D "$PGDIR/data" -m fast -w -t 20 stop >/dev/null 2>&1 || {
+        pid=$(head -1 "$PGDIR/data/postmaster.pid" 2>/dev/null || true)
+        [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null || true
+      }
+    fi
+    cp "$PGDIR/server.log" "$DIR/server.log" 2>/dev/null || true
+    rm -rf "$PGDIR"
+    ;;
+  restart)
+    BIN="$(bindir)"
+    PGDIR="$(cat "$DIR/datadir")"
+    as_postgres timeout 40 "$BIN/pg_ctl" -D "$PGDIR/data" -m fast -w -t 30 restart >/dev/null
+    ;;
+  url)
+    cat "$DIR/url"
+    ;;
+  *)
+    sed -n '2,14p' "$0"; exit 64 ;;
+esac
