@@ -10,7 +10,8 @@
 # The server binary is $SESSIONHUB_BIN, else .build/debug/sessionhub (built with
 # `swift build --product sessionhub` when absent). Installs what is missing: python3-venv
 # from Debian and the pinned `websockets` from PyPI into .venv/.
-# Environment: GRACE_SECONDS (server grace window, default 6, so the grace-expiry check runs;
+# Environment: SERVE_ARGS (more `serve` options, word-split: e.g. --database-url URL to run the
+# suite on PostgreSQL), GRACE_SECONDS (server grace window, default 6, so the grace-expiry check runs;
 # the client skips it above 10), BOOT_TIMEOUT (s, default 60), MAX_MESSAGE_SIZE (server
 # --websocket-max-message-size, default 1048576).
 set -uo pipefail
@@ -65,7 +66,8 @@ trap 'exit 130' INT TERM
 (umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET_FILE"; echo >>"$SECRET_FILE")
 
 "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$PORT_FILE" --secret-file "$SECRET_FILE" \
-  --session-grace-window "$GRACE" --websocket-max-message-size "$LIMIT" --database "$WORK/hub.sqlite" >"$LOG_FILE" 2>&1 &
+  --session-grace-window "$GRACE" --websocket-max-message-size "$LIMIT" --database "$WORK/hub.sqlite" \
+  ${SERVE_ARGS:-} >"$LOG_FILE" 2>&1 &
 SERVER_PID=$!
 deadline=$((SECONDS + BOOT_TIMEOUT))
 while [ ! -s "$PORT_FILE" ]; do
