@@ -174,7 +174,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HubStorageTests",
-            dependencies: ["HubStorage", "HubDomain"],
+            dependencies: [
+                "HubStorage", "HubDomain",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

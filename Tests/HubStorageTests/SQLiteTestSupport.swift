@@ -82,11 +82,6 @@ enum Fixture {
 }
 
 extension SQLiteStore {
-    /// Makes `userId` premium (as the operator API would).
-    func makePremium(_ userId: String) async throws {
-        _ = try await setPremium(userId: userId, isPremium: true, actor: "test-admin", at: 1)
-    }
-
     /// Rows in a table, for checking that nothing was written.
     func count(_ table: String) throws -> Int {
         try database.withConnection { db in

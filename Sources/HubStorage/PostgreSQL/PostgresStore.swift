@@ -29,7 +29,7 @@ public final class PostgresStore: Sendable {
     public var unsealedInMemory: Int { unsealed.withLock { $0.count } }
 
     /// Learner-record reads and writes that failed (they degrade to "nothing known").
-    public var learnerFailureCount: Int { learnerFailures.load(ordering: .relaxed) }
+    public var learnerRecordFailures: Int { learnerFailures.load(ordering: .relaxed) }
 
     /// Runs a query on the database; returns the ended sessions waiting in memory for a retry.
     public func probe() async throws -> Int {

@@ -65,8 +65,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
                                             database: database, tls: .disable)
     }
 
-    /// For a connection of its own (the node's liveness proof).
-    var connectionConfiguration: PostgresConnection.Configuration {
+    /// For a connection of its own, outside the pool (the node's liveness proof, administration).
+    public var connectionConfiguration: PostgresConnection.Configuration {
         if let socketPath {
             return PostgresConnection.Configuration(unixSocketPath: socketPath, username: user, password: password,
                                                     database: database)

@@ -1,0 +1,138 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import Testing
+
+@Suite("Progress store (SQLite and PostgreSQL)")
+struct ProgressStoreTests {
+    @Test("Progress adds up across sessions: XP, level, streaks over UTC days, weekly XP per ISO week, counters", arguments: StoreBackend.all)
+    func progressAcrossSessions(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            let collaboration = CollaborationStats(successfulRepairs: 2, helpGiven: 1, teamWins: 1)
+            func play(_ id: String, at time: Int64, xp: Int, seconds: Int = 300, multiplayer: Bool = false) async throws
+                -> LanguageProgress {
+                let results = await store.save(Fixture.session(id, endedAt: time, durationSeconds: seconds,
+                                                               multiplayer: multiplayer, users: [("ana", xp)],
+                                                               collaboration: multiplayer ? collaboration : CollaborationStats()))
+                #expect(results == ["ana": .error(.featureLocked)])
+                return try #require(try await store.progress(userId: "ana").first)
+            }
+
+            var p = try await play("s1", at: Day.mon16 + 10 * Day.hour, xp: 100, seconds: 330)
+            #expect(p.totalXP == 100)
+            #expect(p.weeklyXP == 100)
+            #expect(p.level == 2)
+            #expect(p.currentStreak == 1)
+            #expect(p.longestStreak == 1)
+            #expect(p.lastActivityDate == "2026-11-16")
+            #expect(p.totalMinutesPlayed == 5)
+
+            p = try await play("s2", at: Day.mon16 + 20 * Day.hour, xp: 50, seconds: 125, multiplayer: true)
+            #expect(p.totalXP == 150)
+            #expect(p.weeklyXP == 150)
+            #expect(p.currentStreak == 1)
+            #expect(p.totalSessions == 2)
+            #expect(p.soloSessions == 1)
+            #expect(p.multiplayerSessions == 1)
+            #expect(p.totalMinutesPlayed == 7)
+            #expect(p.successfulRepairs == 2)
+            #expect(p.helpGiven == 1)
+            #expect(p.teamWins == 1)
+
+            // Sunday of the same ISO week, not the day after Monday: same week, streak restarts.
+            p = try await play("s3", at: Day.sun22 + 23 * Day.hour, xp: 200)
+            #expect(p.weeklyXP == 350)
+            #expect(p.currentStreak == 1)
+            #expect(p.lastActivityDate == "2026-11-22")
+
+            // Monday: a new ISO week (weekly XP starts over) and the next UTC day (streak 2).
+            p = try await play("s4", at: Day.mon23 + 1, xp: 10)
+            #expect(p.weeklyXP == 10)
+            #expect(p.totalXP == 360)
+            #expect(p.currentStreak == 2)
+
+            p = try await play("s5", at: Day.tue24 + 12 * Day.hour, xp: 40)
+            #expect(p.weeklyXP == 50)
+            #expect(p.totalXP == 400)
+            #expect(p.level == 3)
+            #expect(p.currentStreak == 3)
+            #expect(p.longestStreak == 3)
+
+            // A gap of two days: the streak restarts, the longest stays.
+            p = try await play("s6", at: Day.fri27, xp: 5)
+            #expect(p.currentStreak == 1)
+            #expect(p.longestStreak == 3)
+            #expect(p.weeklyXP == 55)
+            #expect(p.totalSessions == 6)
+            #expect(p.soloSessions == 5)
+            #expect(p.lastActivityDate == "2026-11-27")
+
+            // Read as of a later time: next week's Monday has no weekly XP and no current streak yet.
+            let nextMonday = try #require(try await store.progress(userId: "ana", now: Day.mon23 + 7 * Day.ms).first)
+            #expect(nextMonday.weeklyXP == 0)
+            #expect(nextMonday.currentStreak == 0)
+            #expect(nextMonday.totalXP == 405)
+            let saturday = try #require(try await store.progress(userId: "ana", now: Day.fri27 + Day.ms + Day.hour).first)
+            #expect(saturday.weeklyXP == 55)
+            #expect(saturday.currentStreak == 1)
+        }
+    }
+
+    @Test("A session applied late (an older retried one) adds to the totals without moving week or last day back", arguments: StoreBackend.all)
+    func outOfOrderSession(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            _ = await store.save(Fixture.session("late", endedAt: Day.tue24, users: [("ana", 30)]))
+            _ = await store.save(Fixture.session("early", endedAt: Day.mon23, users: [("ana", 20)]))
+            _ = await store.save(Fixture.session("older", endedAt: Day.sun22, users: [("ana", 7)]))
+            let p = try #require(try await store.progress(userId: "ana").first)
+            #expect(p.totalXP == 57)
+            #expect(p.weeklyXP == 50)
+            #expect(p.lastActivityDate == "2026-11-24")
+            #expect(p.currentStreak == 3)
+            #expect(p.longestStreak == 3)
+        }
+    }
+
+    @Test("Progress is kept per language and listed sorted by language", arguments: StoreBackend.all)
+    func perLanguage(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            _ = await store.save(Fixture.session("a", endedAt: Day.mon16, users: [("ana", 30)], targetLanguage: "fr"))
+            _ = await store.save(Fixture.session("b", endedAt: Day.mon16, users: [("ana", 20)], targetLanguage: "de"))
+            _ = await store.save(Fixture.session("c", endedAt: Day.mon16, users: [("ana", 5)], targetLanguage: "fr"))
+            let all = try await store.progress(userId: "ana")
+            #expect(all.map(\.language) == ["de", "fr"])
+            #expect(all.map(\.totalXP) == [20, 35])
+            #expect(try await store.progress(userId: "nobody").isEmpty)
+        }
+    }
+
+    @Test("Streak counts consecutive UTC days ending today, recording today; at least 1", arguments: StoreBackend.all)
+    func learnerStreak(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            #expect(await store.streak(userId: "ana", endingAt: Day.sun22 + 5) == 1)
+            #expect(await store.streak(userId: "ana", endingAt: Day.mon23 + 23 * Day.hour) == 2)
+            #expect(await store.streak(userId: "ana", endingAt: Day.mon23 + 1) == 2)
+            #expect(await store.streak(userId: "ana", endingAt: Day.tue24) == 3)
+            #expect(await store.streak(userId: "ana", endingAt: Day.fri27) == 1)
+            #expect(await store.streak(userId: "bob", endingAt: Day.tue24) == 1)
+            // A session saved on a recorded day continues the same streak in progress.
+            _ = await store.save(Fixture.session("s", endedAt: Day.tue24 + Day.hour, users: [("ana", 1)]))
+            #expect(try await store.progress(userId: "ana").first?.currentStreak == 3)
+            #expect(store.learnerRecordFailures == 0)
+        }
+    }
+
+    @Test("Known words are kept per user and language", arguments: StoreBackend.all)
+    func knownWords(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            #expect(await store.knownWords(userId: "ana", language: "es").isEmpty)
+            await store.recordWords(["hola", "café"], userId: "ana", language: "es")
+            await store.recordWords(["café", "leche"], userId: "ana", language: "es")
+            await store.recordWords(["bonjour"], userId: "ana", language: "fr")
+            await store.recordWords([], userId: "ana", language: "fr")
+            #expect(await store.knownWords(userId: "ana", language: "es") == ["hola", "café", "leche"])
+            #expect(await store.knownWords(userId: "ana", language: "fr") == ["bonjour"])
+            #expect(await store.knownWords(userId: "bob", language: "es").isEmpty)
+        }
+    }
+}

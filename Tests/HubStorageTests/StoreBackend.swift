@@ -1,0 +1,61 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import Testing
+
+/// What the store tests run against: the embedded SQLite store, and the PostgreSQL store (when
+/// a test server is configured, see ``PostgresTestDatabase``). Both implement the same ports
+/// with the same rules, so the same tests hold for both.
+enum StoreBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgresql
+
+    /// SQLite always; PostgreSQL when configured (or required).
+    static var all: [StoreBackend] { PostgresTestDatabase.available ? [.sqlite, .postgresql] : [.sqlite] }
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` on a fresh, empty store.
+    func with(_ body: (any TestStore) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let dir = try TemporaryDirectory()
+            defer { dir.remove() }
+            let store = try SQLiteStore(path: dir.file())
+            try await body(store)
+            store.close()
+        case .postgresql:
+            try await PostgresTestDatabase.with { pool in
+                let store = PostgresStore(pool: pool, nodeId: "n1")
+                try await body(store)
+            }
+        }
+    }
+}
+
+/// Every port a store implements, plus two helpers for the tests.
+protocol TestStore: ProfileRepository, HistoryRepository, ProgressRepository, HistoryWriter, LearnerRecords {
+    /// Rows in a table, for checking that nothing was written.
+    func count(_ table: String) async throws -> Int
+    /// Learner-record reads and writes that failed.
+    var learnerRecordFailures: Int { get }
+}
+
+extension TestStore {
+    /// Makes `userId` premium (as the operator API would).
+    func makePremium(_ userId: String) async throws {
+        _ = try await setPremium(userId: userId, isPremium: true, actor: "test-admin", at: 1)
+    }
+}
+
+extension SQLiteStore: TestStore {}
+
+extension PostgresStore: TestStore {
+    func count(_ table: String) async throws -> Int {
+        var total = 0
+        for try await count in try await pool.client.query("SELECT count(*) FROM \(unescaped: table)", logger: logger)
+            .decode(Int.self) {
+            total = count
+        }
+        return total
+    }
+}
