@@ -34,6 +34,15 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
         self.journal = journal
     }
 
+    deinit {
+        // A node dropped without leave() (a failed start): its liveness connection is closed,
+        // not leaked (postgres-nio requires a connection to be closed before it goes away).
+        if let connection = proof.withLock({ $0 }), !connection.isClosed {
+            let closing: EventLoopFuture<Void> = connection.close()
+            closing.whenComplete { _ in _ = connection }
+        }
+    }
+
     private var logger: Logger { pool.logger }
     private var nodeId: String { local.nodeId }
 
@@ -182,6 +191,15 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
             return connection
         }
         try? await connection?.close()
+    }
+
+    /// Closes the liveness connection without leaving (what the process dying does): tests.
+    func dropLivenessConnectionForTests() async throws {
+        let connection = proof.withLock { connection -> PostgresConnection? in
+            defer { connection = nil }
+            return connection
+        }
+        try await connection?.close()
     }
 
     // MARK: SessionDirectory

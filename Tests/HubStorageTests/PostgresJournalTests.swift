@@ -1,0 +1,102 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import PostgresNIO
+import Testing
+
+/// The PostgreSQL journal: group commit, fencing by owner and epoch, idempotent retries, and
+/// rebuilding after a restart (on a fresh database per test; skipped without a test server).
+@Suite("PostgreSQL journal", .enabled(if: PostgresTestDatabase.available))
+struct PostgresJournalTests {
+    static func header(_ id: String, code: String? = nil) -> SessionHeader {
+        SessionHeader(sessionId: id, scenarioId: "ordering-coffee", joinCode: code, maxPlayers: 4, startedAt: 1_000)
+    }
+
+    static func entry(_ session: String, _ seq: Int) -> JournalEntry {
+        JournalEntry(sessionId: session, seq: seq, timestamp: Int64(seq), event: .line(Fixture.line(seq, speaker: "ana", at: Int64(seq)), ref: "r\(seq)"))
+    }
+
+    @Test("Every kind of event round-trips, and a new journal object on the same database rebuilds the open sessions")
+    func roundTripAndRestart() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            try await journal.opened(Self.header("s1", code: "ABC123"))
+            let entries = SQLiteJournalTests.events(session: "s1").enumerated().map {
+                JournalEntry(sessionId: "s1", seq: $0 + 1, timestamp: 100 + Int64($0), event: $1)
+            }
+            for entry in entries { try await journal.append(entry) }
+            let restarted = PostgresJournal(pool: pool, nodeId: "n1")
+            #expect(try await restarted.openSessions() == [Self.header("s1", code: "ABC123")])
+            #expect(try await restarted.entries(sessionId: "s1") == entries)
+            #expect(restarted.heldEpoch("s1") == 1)
+            // Another node owns nothing.
+            #expect(try await PostgresJournal(pool: pool, nodeId: "n2").openSessions().isEmpty)
+            await restarted.closed(sessionId: "s1")
+            #expect(try await restarted.openSessions().isEmpty)
+            #expect(try await restarted.entries(sessionId: "s1").isEmpty)
+        }
+    }
+
+    @Test("Concurrent appends from many sessions are all durable, in fewer transactions than appends")
+    func groupCommit() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            let sessions = 20, perSession = 15
+            for s in 0..<sessions { try await journal.opened(Self.header("s\(s)")) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for s in 0..<sessions {
+                    group.addTask {
+                        for seq in 1...perSession { try await journal.append(Self.entry("s\(s)", seq)) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for s in 0..<sessions {
+                #expect(try await journal.entries(sessionId: "s\(s)").map(\.seq) == Array(1...perSession))
+            }
+            #expect(journal.commitCount < sessions * perSession, "group commit: \(journal.commitCount) transactions")
+        }
+    }
+
+    @Test("A session claimed by another node fences the old owner: its append throws and nothing is stored")
+    func fencing() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            try await journal.opened(Self.header("s1"))
+            try await journal.append(Self.entry("s1", 1))
+            // Another node takes the session behind this one's back (a claim bumps the epoch).
+            try await pool.client.query("UPDATE sessions SET owner_node = 'n2', epoch = epoch + 1 WHERE session_id = 's1'")
+            await #expect(throws: JournalFailure.fenced(sessionId: "s1")) { try await journal.append(Self.entry("s1", 2)) }
+            #expect(try await journal.entries(sessionId: "s1").map(\.seq) == [1])
+            // The new owner writes at its epoch.
+            let adopter = PostgresJournal(pool: pool, nodeId: "n2")
+            adopter.hold("s1", epoch: 2)
+            try await adopter.append(Self.entry("s1", 2))
+            #expect(try await adopter.entries(sessionId: "s1").map(\.seq) == [1, 2])
+            // The old owner cannot even close it.
+            await journal.closed(sessionId: "s1")
+            #expect(try await adopter.openSessions().map(\.sessionId) == ["s1"])
+        }
+    }
+
+    @Test("An entry written again at the same epoch (a retry after a lost answer) is not an error and is stored once")
+    func idempotentRetry() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            try await journal.opened(Self.header("s1"))
+            try await journal.append(Self.entry("s1", 1))
+            try await journal.append(Self.entry("s1", 1))
+            #expect(try await journal.entries(sessionId: "s1").map(\.seq) == [1])
+        }
+    }
+
+    @Test("A database that cannot be reached makes appends throw unavailable")
+    func unavailable() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            try await journal.opened(Self.header("s1"))
+            pool.close()
+            await #expect(throws: JournalFailure.self) { try await journal.append(Self.entry("s1", 1)) }
+        }
+    }
+}
