@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: the Swift unit and integration tests, then the interoperability and
+# Runs every test: the Swift unit and integration tests (the storage ones on SQLite and on a
+# throw-away PostgreSQL), the hub's wire-protocol suite on PostgreSQL, then the interoperability and
 # conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary,
 # then the hub's wire-protocol suite with an independent Python client (Tests/Interop/hub_python_client.py),
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
@@ -25,9 +26,23 @@ leftovers() {
 }
 echo "[test] swift build" >&2
 swift build --build-tests
+# A throw-away PostgreSQL for the storage tests that run on both stores (scripts/postgres.sh);
+# SESSIONHUB_REQUIRE_POSTGRES makes a missing server a failure instead of a skip.
+PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/sessionhub-test-pg.XXXXXX")"
+stop_postgres() { bash scripts/postgres.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
+trap stop_postgres EXIT
+echo "[test] PostgreSQL for the storage tests" >&2
+SESSIONHUB_TEST_POSTGRES_URL="$(bash scripts/postgres.sh start "$PG_DIR")"
+export SESSIONHUB_TEST_POSTGRES_URL SESSIONHUB_REQUIRE_POSTGRES=1
 echo "[test] swift test" >&2
 swift test --skip-build
 leftovers "swift test"
+echo "[test] hub wire-protocol suite on PostgreSQL" >&2
+SERVE_ARGS="--database-url $SESSIONHUB_TEST_POSTGRES_URL --node-id ci" SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" \
+  bash scripts/hub-interop.sh
+leftovers "hub-interop on PostgreSQL"
+stop_postgres
+trap - EXIT
 echo "[test] interop and conformance suites" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/interop.sh
 leftovers "interop"
