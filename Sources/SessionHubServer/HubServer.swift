@@ -64,7 +64,9 @@ public final class HubServer: Sendable {
         let channels = UserChannels()
         let metrics = HubMetrics()
         let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history, metrics: metrics)
-        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: journal, history: notifying, learners: learners,
+        metrics.nodeInfo(node: persistence.cluster?.directory.local.nodeId ?? "local", version: BuildInfo.version)
+        let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: MeasuredJournal(inner: journal, metrics: metrics),
+                                history: notifying, learners: learners,
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret),
                                 directory: persistence.cluster?.directory ?? SingleNodeDirectory())
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)

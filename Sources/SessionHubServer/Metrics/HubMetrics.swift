@@ -27,6 +27,9 @@ import WebSocketTransport
 /// | `sessionhub_join_failures_total` | counter | — (joins with a code of no live session, counted against the user's and the address's budgets) |
 /// | `sessionhub_join_lockouts_total` | counter | — (users or addresses locked out of joining: their failure budget was spent) |
 /// | `sessionhub_cluster_events_total` | counter | `event` = `adopted`, `handed_over`, `relinquished` (sessions), `evicted` (this node declared dead), `peer_dead` (peers this node declared dead) |
+/// | `sessionhub_journal_commit_seconds` | histogram | — (from a journal write's start to its commit, or failure: group commit included) |
+/// | `sessionhub_journal_writes_total` | counter | `result` = `ok`, `failed`, `fenced` |
+/// | `sessionhub_node_info` | gauge | `node` (`--node-id`, `local` alone), `version` — always 1 |
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
     /// Broadcast types, in the protocol's words.
@@ -37,6 +40,7 @@ final class HubMetrics: Sendable {
     private let started = DispatchTime.now().uptimeNanoseconds
 
     private let fanOut: Metrics.Timer
+    private let journalCommit: Metrics.Timer
     private let broadcasts: [String: CoreMetrics.Counter]
     private let replies: CoreMetrics.Counter
     private let connections: CoreMetrics.Gauge
@@ -63,7 +67,12 @@ final class HubMetrics: Sendable {
             .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
             .milliseconds(250), .seconds(1),
         ]
+        factory.durationHistogramBuckets["sessionhub_journal_commit_seconds"] = [
+            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
+        ]
         self.factory = factory
+        journalCommit = Metrics.Timer(label: "sessionhub_journal_commit_seconds", dimensions: [], factory: factory)
         fanOut = Metrics.Timer(label: "sessionhub_fanout_latency_seconds", dimensions: [], factory: factory)
         var broadcasts: [String: CoreMetrics.Counter] = [:]
         for type in Self.broadcastTypes {
@@ -100,6 +109,18 @@ final class HubMetrics: Sendable {
     func delivered(_ type: String, after nanoseconds: UInt64) {
         broadcasts[type]?.increment()
         fanOut.recordNanoseconds(Int64(clamping: nanoseconds))
+    }
+
+    /// One journal write: how long it took to be durable (or to fail), and how it ended:
+    /// `ok`, `failed` (the store did not take it) or `fenced` (another node owns the session).
+    func journalWrite(_ result: String, nanoseconds: UInt64) {
+        journalCommit.recordNanoseconds(Int64(clamping: nanoseconds))
+        counter("sessionhub_journal_writes_total", "result", result).increment()
+    }
+
+    /// This node's identity, once: `sessionhub_node_info{node, version} 1`.
+    func nodeInfo(node: String, version: String) {
+        CoreMetrics.Gauge(label: "sessionhub_node_info", dimensions: [("node", node), ("version", version)], factory: factory).record(1)
     }
 
     /// A reply written to one connection.
