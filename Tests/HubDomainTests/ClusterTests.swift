@@ -72,7 +72,7 @@ struct ClusterTests {
 
         // n1 stops answering; n2 claims its sessions and rebuilds them from the shared journal.
         pair.cluster.crash("n1")
-        #expect(try await pair.nodeB.deadNodes(timeout: .seconds(60)) == ["n1"])
+        #expect(try await pair.nodeB.deadNodes(timeout: .seconds(60), grace: .zero) == ["n1"])
         let claimed = try await pair.nodeB.claimSessions(limit: 100)
         #expect(claimed.map(\.sessionId) == [alice.session.id])
         let report = await pair.b.hub.adopt(claimed, from: pair.nodeB)
@@ -111,5 +111,28 @@ struct ClusterTests {
         try await adopted.end(by: await adopted.participants().first(where: \.isHost)?.userId ?? Users.alice.id)
         #expect(pair.b.history.sessions(of: Users.alice.id).count == 1)
         #expect(pair.a.history.sessions(of: Users.alice.id).isEmpty)
+    }
+}
+
+/// How a node is judged dead (the in-memory model of the PostgreSQL registry's rules).
+@Suite("Cluster: liveness")
+struct ClusterLivenessTests {
+    @Test func aLostProofCountsOnlyAfterTheGraceAndSilenceOnlyAfterTheTimeout() async throws {
+        let cluster = InMemoryCluster()
+        let n1 = cluster.node("n1"), n2 = cluster.node("n2")
+        try await n1.join()
+        try await n2.join()
+        cluster.crash("n1")
+        // A node that lost its proof but heart-beat just now may be reconnecting (a database restart).
+        #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .seconds(60)).isEmpty)
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .milliseconds(10)) == ["n1"])
+        // A live node is judged by its heartbeat alone.
+        let n3 = cluster.node("n3")
+        try await n3.join()
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .milliseconds(10)).isEmpty)
+        #expect(try await n2.deadNodes(timeout: .milliseconds(10), grace: .seconds(60)) == ["n3"])
+        #expect(try await n3.heartbeat() == false)
     }
 }

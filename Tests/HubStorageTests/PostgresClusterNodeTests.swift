@@ -37,11 +37,11 @@ struct PostgresClusterNodeTests {
                 let header = SessionHeader(sessionId: "s\(index)", scenarioId: "x", joinCode: "C\(index)", maxPlayers: 2, startedAt: Int64(index))
                 #expect(try await n1.register(header))
             }
-            #expect(try await n2.deadNodes(timeout: .seconds(60)).isEmpty)
+            #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .zero).isEmpty)
             // n1's process dies: its connection (and lock) go; its heartbeat row stays fresh.
             try await Self.closeProof(of: n1)
-            #expect(try await n2.deadNodes(timeout: .seconds(60)) == ["n1"])
-            #expect(try await n3.deadNodes(timeout: .seconds(60)).isEmpty, "declared once")
+            #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .zero) == ["n1"])
+            #expect(try await n3.deadNodes(timeout: .seconds(60), grace: .zero).isEmpty, "declared once")
             // Both survivors claim, concurrently, in small batches: each session goes to exactly one.
             async let a = n2.claimSessions(limit: 1)
             async let b = n3.claimSessions(limit: 5)
@@ -65,8 +65,8 @@ struct PostgresClusterNodeTests {
             try await n1.join()
             try await n2.join()
             try await pool.client.query("UPDATE nodes SET heartbeat_at = clock_timestamp() - interval '10 seconds' WHERE node_id = 'n1'")
-            #expect(try await n2.deadNodes(timeout: .seconds(30)).isEmpty)
-            #expect(try await n2.deadNodes(timeout: .seconds(5)) == ["n1"])
+            #expect(try await n2.deadNodes(timeout: .seconds(30), grace: .zero).isEmpty)
+            #expect(try await n2.deadNodes(timeout: .seconds(5), grace: .zero) == ["n1"])
             #expect(try await n1.heartbeat() == false)
             for node in [n1, n2] { await node.leave() }
         }

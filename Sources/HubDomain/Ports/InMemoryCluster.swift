@@ -196,12 +196,13 @@ public final class InMemoryCluster: Sendable {
             }
         }
 
-        public func deadNodes(timeout: Duration) async throws -> [String] {
+        public func deadNodes(timeout: Duration, grace: Duration) async throws -> [String] {
             cluster.state.withLock { state in
                 let now = ContinuousClock.now
                 var dead: [String] = []
                 for (other, record) in state.nodes where other != id && !record.declaredDead {
-                    guard !record.proofHeld || now - record.lastHeartbeat > timeout else { continue }
+                    let silent = now - record.lastHeartbeat
+                    guard (!record.proofHeld && silent > grace) || silent > timeout else { continue }
                     state.nodes[other]?.declaredDead = true
                     dead.append(other)
                 }

@@ -14,9 +14,11 @@ public protocol NodeRegistry: Sendable {
     /// (its sessions may belong to others now): the node must let go of every session.
     func heartbeat() async throws -> Bool
 
-    /// Nodes that stopped proving they are alive for `timeout` (or whose liveness proof is gone),
-    /// marked dead by this call; never this node.
-    func deadNodes(timeout: Duration) async throws -> [String]
+    /// Nodes that stopped proving they are alive for `timeout` (hung, cut off), or whose liveness
+    /// proof is gone and that have been silent for `grace` (crashed: a node that merely
+    /// reconnected after a database restart takes its proof back within a heartbeat), marked
+    /// dead by this call; never this node.
+    func deadNodes(timeout: Duration, grace: Duration) async throws -> [String]
 
     /// Takes up to `limit` open sessions that no live node owns — their node was declared dead,
     /// or handed them over — for this node, bumping each one's epoch (each goes to exactly one

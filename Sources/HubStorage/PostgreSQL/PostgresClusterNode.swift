@@ -114,19 +114,24 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
         return false
     }
 
-    public func deadNodes(timeout: Duration) async throws -> [String] {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+    public func deadNodes(timeout: Duration, grace: Duration) async throws -> [String] {
+        func seconds(_ duration: Duration) -> Double {
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
         var dead: [String] = []
         // Silent for longer than the timeout, on the database's clock.
         let stale = try await pool.client.query("""
             UPDATE nodes SET dead = true
-            WHERE node_id <> \(nodeId) AND NOT dead AND heartbeat_at < clock_timestamp() - make_interval(secs => \(seconds))
+            WHERE node_id <> \(nodeId) AND NOT dead AND heartbeat_at < clock_timestamp() - make_interval(secs => \(seconds(timeout)))
             RETURNING node_id
             """, logger: logger)
         for try await node in stale.decode(String.self) { dead.append(node) }
-        // Crashed: the liveness lock is free. Taken and given back on one pooled connection.
-        let candidates = try await pool.client.query("SELECT node_id FROM nodes WHERE node_id <> \(nodeId) AND NOT dead",
-                                                     logger: logger)
+        // Crashed: silent for the grace and the liveness lock is free (taken and given back on one
+        // pooled connection).
+        let candidates = try await pool.client.query("""
+            SELECT node_id FROM nodes WHERE node_id <> \(nodeId) AND NOT dead
+              AND heartbeat_at < clock_timestamp() - make_interval(secs => \(seconds(grace)))
+            """, logger: logger)
         var others: [String] = []
         for try await node in candidates.decode(String.self) { others.append(node) }
         for node in others {

@@ -17,6 +17,8 @@ final class ClusterNode: Sendable {
     private let membership = Mutex(ClusterMembership())
     private let standing = Mutex<(admitted: Bool, reason: String?)>((false, "not_registered"))
     private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// When this node last regained the database after heartbeats failed (never: distant past).
+    private let healthySince = Mutex(ContinuousClock.now - .seconds(86_400 * 365))
 
     init(storage: ClusterStorage, journal: any RecoverableJournal, hub: Hub, settings: ClusterSettings,
          logger: Logger, metrics: HubMetrics) {
@@ -97,7 +99,9 @@ final class ClusterNode: Sendable {
             case .heartbeat:
                 let next: [ClusterMembership.Action]
                 do {
+                    let wasUnreachable = membership.withLock { $0.state == .unreachable }
                     let alive = try await registry.heartbeat()
+                    if wasUnreachable { healthySince.withLock { $0 = .now } }
                     next = membership.withLock { $0.heartbeat(alive: alive) }
                 } catch {
                     next = membership.withLock { $0.heartbeatFailed() }
@@ -132,10 +136,16 @@ final class ClusterNode: Sendable {
     }
 
     /// Declares silent peers dead, then claims sessions nobody alive owns, batch by batch, and
-    /// rebuilds them here.
+    /// rebuilds them here. After an outage of the database, peers are judged only once this node
+    /// has been back for a whole liveness timeout: every node's heartbeat looks stale until each
+    /// has reconnected, and the first one back must not evict the others. A crash is a free lock
+    /// plus two heartbeat intervals of silence (a node that reconnects takes its lock back sooner).
     private func sweep() async {
+        let timeout = Duration.nanoseconds(settings.livenessTimeout.nanoseconds)
+        let judging = ContinuousClock.now - healthySince.withLock { $0 } >= timeout
         do {
-            for peer in try await registry.deadNodes(timeout: .nanoseconds(settings.livenessTimeout.nanoseconds)) {
+            let grace = Duration.nanoseconds(2 * settings.heartbeatInterval.nanoseconds)
+            for peer in judging ? try await registry.deadNodes(timeout: timeout, grace: grace) : [] {
                 metrics.clusterEvent("peer_dead", count: 1)
                 logger.warning("peer declared dead; adopting its sessions", metadata: ["peer": "\(peer)"])
             }
