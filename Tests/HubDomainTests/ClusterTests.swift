@@ -125,6 +125,7 @@ struct ClusterLivenessTests {
         cluster.crash("n1")
         // A node that lost its proof but heart-beat just now may be reconnecting (a database restart).
         #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .seconds(60)).isEmpty)
+        #expect(try await n1.heartbeat(), "a silenced heartbeat does not know yet")
         try await Task.sleep(for: .milliseconds(30))
         #expect(try await n2.deadNodes(timeout: .seconds(60), grace: .milliseconds(10)) == ["n1"])
         // A live node is judged by its heartbeat alone.

@@ -19,6 +19,8 @@ public final class InMemoryCluster: Sendable {
         var proofHeld = false
         var lastHeartbeat = ContinuousClock.now
         var declaredDead = false
+        /// Its heartbeats no longer reach the store (``InMemoryCluster/crash(_:)``).
+        var silenced = false
     }
 
     struct State {
@@ -44,10 +46,15 @@ public final class InMemoryCluster: Sendable {
         return Node(cluster: self, location: location)
     }
 
-    /// Node `id` crashed: its liveness proof is gone at once (as a database connection's locks
-    /// are when its process is killed), but nothing else changes until a peer notices.
+    /// Node `id` crashed, as far as the store can tell: its liveness proof is gone at once (as a
+    /// database connection's locks are when its process is killed) and its heartbeats no longer
+    /// arrive; nothing else changes until a peer notices. (If the node is in fact still running —
+    /// a hung process that wakes up — its next heartbeat after being declared dead says so.)
     public func crash(_ id: String) {
-        state.withLock { $0.nodes[id]?.proofHeld = false }
+        state.withLock { state in
+            state.nodes[id]?.proofHeld = false
+            state.nodes[id]?.silenced = true
+        }
     }
 
     /// The journal entries of a session, in the order they were stored.
@@ -183,6 +190,7 @@ public final class InMemoryCluster: Sendable {
                 var record = state.nodes[id] ?? NodeRecord(location: location)
                 record.proofHeld = true
                 record.declaredDead = false
+                record.silenced = false
                 record.lastHeartbeat = .now
                 state.nodes[id] = record
             }
@@ -191,7 +199,10 @@ public final class InMemoryCluster: Sendable {
         public func heartbeat() async throws -> Bool {
             cluster.state.withLock { state in
                 guard let record = state.nodes[id], !record.declaredDead else { return false }
+                guard !record.silenced else { return true }
                 state.nodes[id]?.lastHeartbeat = .now
+                // A lost proof (the database restarted) is taken back by the next heartbeat.
+                state.nodes[id]?.proofHeld = true
                 return true
             }
         }
