@@ -143,7 +143,13 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("storage", metadata: ["database": "\(database)"])
         }
         let hub = try HubServer(configuration: configuration, persistence: persistence, logger: logger)
-        let bound = try await hub.start()
+        let bound: Int
+        do {
+            bound = try await hub.start()
+        } catch let error as NodeRegistryError {
+            logger.critical("cannot join the cluster", metadata: ["error": "\(error)"])
+            throw ExitCode(75)
+        }
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
         }

@@ -22,10 +22,20 @@ public final class PostgresPool: Sendable {
     /// Connects, checks the server answers within `timeout`, and migrates the schema.
     /// - Throws: ``StorageError`` naming the URL (without its password) and what failed.
     public static func open(_ url: PostgresURL, logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresPool {
+        // One direct connection first: a refused connection, a wrong user or a missing database
+        // is reported as such at once (the pool would keep retrying in the background).
+        do {
+            var direct = url.connectionConfiguration
+            direct.options.connectTimeout = .seconds(5)
+            let connection = try await PostgresConnection.connect(configuration: direct, id: 0, logger: quiet(logger))
+            try await connection.close()
+        } catch {
+            throw StorageError("cannot use the database \(url): \(Self.describe(error))")
+        }
         var configuration = url.clientConfiguration
         configuration.options.maximumConnections = 16
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet(logger))
         let runner = Task { await client.run() }
         let database = PostgresPool(url: url, client: client, logger: logger, runner: runner)
         do {
@@ -46,6 +56,13 @@ public final class PostgresPool: Sendable {
         return database
     }
 
+    /// postgres-nio's own logging, errors only (its connection attempts are not news).
+    private static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .error)
+        return quiet
+    }
+
     /// Stops the pool (its connections close).
     public func close() {
         runner.withLock { task in
@@ -62,6 +79,7 @@ public final class PostgresPool: Sendable {
                 let state = error.serverInfo?[.sqlState].map { " (\($0))" } ?? ""
                 return message + state
             }
+            if let underlying = error.underlying { return "\(error.code): \(underlying)" }
             return "\(error.code)"
         }
         return "\(error)"
