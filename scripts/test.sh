@@ -3,6 +3,7 @@
 # throw-away PostgreSQL), the hub's wire-protocol suite on PostgreSQL, then the interoperability and
 # conformance suites (Python websockets, Node ws, our Autobahn-style suite) against the real binary,
 # then the hub's wire-protocol suite with an independent Python client (Tests/Interop/hub_python_client.py),
+# then the cluster failover test (scripts/cluster-test.sh: 3 nodes on PostgreSQL behind HAProxy),
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
 # then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
 # then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then every fuzz target
@@ -50,6 +51,9 @@ echo "[test] hub wire-protocol suite (independent Python client)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
 leftovers "hub-interop"
+echo "[test] cluster failover (PostgreSQL + 3 nodes + HAProxy: kill -9, SIGSTOP, PostgreSQL restart)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/cluster-test.sh
+leftovers "cluster-test"
 echo "[test] crash recovery (kill -9 mid-session, restart, resume, history)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/crash-test.sh
 leftovers "crash-test"

@@ -11,13 +11,18 @@ struct PostgresMigrator {
 
     func migrate() async throws {
         let logger = database.logger
-        try await database.client.query("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version    integer PRIMARY KEY,
-                name       text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now()
-            )
-            """, logger: logger)
+        // Nodes starting together: the lock serializes even the bookkeeping table's creation
+        // (concurrent CREATE TABLE IF NOT EXISTS can fail in PostgreSQL).
+        try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+            try await connection.query("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version    integer PRIMARY KEY,
+                    name       text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """, logger: logger)
+        }
         for migration in PostgresSchema.migrations {
             try await database.transaction { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
