@@ -458,8 +458,6 @@ async def scenario_kill(cluster):
             killed_at = time.monotonic()
             cluster.stopped.add(victim)
     affected = [p for p in players if p.session in victim_sessions]
-    others = [p for p in players if p.session not in victim_sessions]
-    await asyncio.sleep(0.5)
 
     async def recover(p):
         await p.come_back()

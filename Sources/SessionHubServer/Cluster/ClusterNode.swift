@@ -139,12 +139,12 @@ final class ClusterNode: Sendable {
     /// rebuilds them here. After an outage of the database, peers are judged only once this node
     /// has been back for a whole liveness timeout: every node's heartbeat looks stale until each
     /// has reconnected, and the first one back must not evict the others. A crash is a free lock
-    /// plus two heartbeat intervals of silence (a node that reconnects takes its lock back sooner).
+    /// plus 1.5 heartbeat intervals of silence (a node that reconnects takes its lock back sooner).
     private func sweep() async {
         let timeout = Duration.nanoseconds(settings.livenessTimeout.nanoseconds)
         let judging = ContinuousClock.now - healthySince.withLock { $0 } >= timeout
         do {
-            let grace = Duration.nanoseconds(2 * settings.heartbeatInterval.nanoseconds)
+            let grace = Duration.nanoseconds(3 * settings.heartbeatInterval.nanoseconds / 2)
             for peer in judging ? try await registry.deadNodes(timeout: timeout, grace: grace) : [] {
                 metrics.clusterEvent("peer_dead", count: 1)
                 logger.warning("peer declared dead; adopting its sessions", metadata: ["peer": "\(peer)"])

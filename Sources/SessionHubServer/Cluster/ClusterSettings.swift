@@ -3,7 +3,7 @@ import NIOCore
 /// How a node takes part in a cluster (PostgreSQL storage with several nodes).
 public struct ClusterSettings: Sendable, Equatable {
     /// How often the node proves it is alive and looks for dead peers.
-    public var heartbeatInterval: TimeAmount = .seconds(1)
+    public var heartbeatInterval: TimeAmount = .milliseconds(500)
     /// How long a node may go without proving it is alive before its peers declare it dead and
     /// adopt its sessions (a crashed node's liveness proof, its database connection's lock, is
     /// gone at once; this bounds the detection of a hung node).
