@@ -106,12 +106,7 @@ extension SQLiteStore: HistoryWriter {
                 results[participant.userId] = .error(.featureLocked)
                 continue
             }
-            let entry = HistorySession(sessionId: session.sessionId, scenarioTitle: session.scenarioTitle,
-                                       timestamp: session.endedAt, targetLanguage: language,
-                                       durationSeconds: session.durationSeconds, dialogLines: session.lines,
-                                       scenarioId: session.scenarioId, recasts: session.recasts,
-                                       stats: participant.figures.stats,
-                                       collaboration: participant.figures.collaboration)
+            let entry = HistorySession(session, for: participant, language: language)
             try db.run("""
                 INSERT INTO history (user_id, session_id, timestamp, scenario_title, target_language,
                                      duration_seconds, line_count, xp_earned, body)
