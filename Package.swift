@@ -93,8 +93,14 @@ let package = Package(
         ),
         .target(
             name: "HubStorage",
+            dependencies: ["HubDomain", "CSQLite"],
+            swiftSettings: strict
+        ),
+        // Layer 5: the PostgreSQL implementation of the same ports, for a cluster (postgres-nio).
+        .target(
+            name: "HubStoragePostgres",
             dependencies: [
-                "HubDomain", "CSQLite",
+                "HubDomain", "HubStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,6 +134,7 @@ let package = Package(
                 "SessionHubServer",
                 "HubDomain",
                 "HubStorage",
+                "HubStoragePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -175,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "HubStorageTests",
             dependencies: [
-                "HubStorage", "HubDomain",
+                "HubStorage", "HubStoragePostgres", "HubDomain",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HubDomain
 import HubStorage
+import HubStoragePostgres
 import Logging
 import NIOCore
 import SessionHubServer

@@ -1,6 +1,7 @@
 import Foundation
 import HubDomain
 @testable import HubStorage
+@testable import HubStoragePostgres
 import PostgresNIO
 import Testing
 

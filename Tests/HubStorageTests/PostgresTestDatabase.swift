@@ -1,6 +1,7 @@
 import Foundation
 import HubStorage
 import Logging
+@testable import HubStoragePostgres
 import PostgresNIO
 import Testing
 

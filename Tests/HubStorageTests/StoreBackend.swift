@@ -1,6 +1,7 @@
 import Foundation
 import HubDomain
 @testable import HubStorage
+@testable import HubStoragePostgres
 import Testing
 
 /// What the store tests run against: the embedded SQLite store, and the PostgreSQL store (when

@@ -2,13 +2,13 @@ import HubDomain
 
 /// The JSON form of a ``HubDomain/SessionEvent`` in the journal: `kind` names the case, and
 /// only that case's fields are present.
-struct StoredSessionEvent: Codable, Sendable, Equatable {
+package struct StoredSessionEvent: Codable, Sendable, Equatable {
     /// The event's case; also stored in the journal's `kind` column.
-    enum Kind: String, Codable, Sendable {
+    package enum Kind: String, Codable, Sendable {
         case participants, line, recast, recastAccepted, hostChanged, stats, ended
     }
 
-    var kind: Kind
+    package var kind: Kind
     var change: PresenceChange?
     var participants: [ParticipantInfo]?
     var line: DialogLine?
@@ -22,7 +22,7 @@ struct StoredSessionEvent: Codable, Sendable, Equatable {
 
     private init(kind: Kind) { self.kind = kind }
 
-    init(_ event: SessionEvent) {
+    package init(_ event: SessionEvent) {
         switch event {
         case .participants(let change, let participants):
             self.init(kind: .participants)
@@ -55,7 +55,7 @@ struct StoredSessionEvent: Codable, Sendable, Equatable {
     }
 
     /// The domain value; throws when a field the kind needs is missing.
-    func event() throws -> SessionEvent {
+    package func event() throws -> SessionEvent {
         func required<T>(_ value: T?, _ name: String) throws -> T {
             guard let value else { throw StorageError("journal: \(kind.rawValue) event without \(name)") }
             return value

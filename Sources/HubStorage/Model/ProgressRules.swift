@@ -2,13 +2,13 @@ import HubDomain
 
 /// The progress rules every store applies the same way: adding one ended session to a learner's
 /// progress in a language, streaks over session days, and reading progress as of a time.
-enum ProgressRules {
+package enum ProgressRules {
     /// Adds one participant's figures from one ended session to `stored` (nil: none yet).
     /// Sessions applied out of order (a retried write) add to the totals without moving the week
     /// or the last activity back.
     /// - Parameter streak: consecutive session days ending at the given day (the session's day
     ///   is recorded before this is called).
-    static func adding(_ session: EndedSession, _ participant: EndedParticipant, userId: String, language: String,
+    package static func adding(_ session: EndedSession, _ participant: EndedParticipant, userId: String, language: String,
                        to stored: LanguageProgress?, weekStart storedWeek: Int64?,
                        streak: (Int64) throws -> Int) rethrows -> (progress: LanguageProgress, weekStart: Int64?) {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
@@ -46,7 +46,7 @@ enum ProgressRules {
 
     /// Progress as of `now` (epoch ms, UTC): `weeklyXP` is 0 when the last session was in an
     /// earlier ISO week, `currentStreak` is 0 when the last session was before yesterday.
-    static func asOf(_ stored: LanguageProgress, weekStart: Int64?, now: Int64) -> LanguageProgress {
+    package static func asOf(_ stored: LanguageProgress, weekStart: Int64?, now: Int64) -> LanguageProgress {
         let today = UTCCalendar.day(ofEpochMs: now)
         var progress = stored
         if weekStart != UTCCalendar.weekStart(ofDay: today) { progress.weeklyXP = 0 }
@@ -57,7 +57,7 @@ enum ProgressRules {
 
     /// Consecutive days ending at `day` inclusive, from session days sorted newest first
     /// (all on or before `day`); 0 when `day` has no session.
-    static func consecutiveDays<Days: Sequence>(_ newestFirst: Days, endingAt day: Int64) -> Int where Days.Element == Int64 {
+    package static func consecutiveDays<Days: Sequence>(_ newestFirst: Days, endingAt day: Int64) -> Int where Days.Element == Int64 {
         var expected = day
         var count = 0
         for sessionDay in newestFirst {

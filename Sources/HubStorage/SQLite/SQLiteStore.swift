@@ -102,7 +102,7 @@ public final class SQLiteStore: Sendable {
     /// How many ended sessions in memory wait for a history write (not yet sealed to disk).
     public var unsealedInMemory: Int { unsealed.withLock { $0.count } }
 
-    static func encode<T: Encodable>(_ value: T) throws -> Data {
+    package static func encode<T: Encodable>(_ value: T) throws -> Data {
         do {
             return try JSONEncoder().encode(value)
         } catch {
@@ -110,7 +110,7 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    package static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {

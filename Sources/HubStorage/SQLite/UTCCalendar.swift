@@ -1,20 +1,20 @@
 /// UTC days and ISO weeks as plain integers: a day is the number of days since 1970-01-01
 /// (floor division, so times before 1970 work too). No time zones, no Foundation calendar.
-enum UTCCalendar {
+package enum UTCCalendar {
     static let millisecondsPerDay: Int64 = 86_400_000
 
     /// The UTC day of an epoch-ms time.
-    static func day(ofEpochMs ms: Int64) -> Int64 {
+    package static func day(ofEpochMs ms: Int64) -> Int64 {
         floorDivide(ms, millisecondsPerDay)
     }
 
     /// The Monday that starts the ISO week of `day` (1970-01-01 was a Thursday).
-    static func weekStart(ofDay day: Int64) -> Int64 {
+    package static func weekStart(ofDay day: Int64) -> Int64 {
         day - floorModulo(day + 3, 7)
     }
 
     /// `YYYY-MM-DD` for a day (the civil-from-days algorithm, proleptic Gregorian).
-    static func dateString(ofDay day: Int64) -> String {
+    package static func dateString(ofDay day: Int64) -> String {
         let z = day + 719_468
         let era = floorDivide(z, 146_097)
         let dayOfEra = z - era * 146_097
@@ -28,7 +28,7 @@ enum UTCCalendar {
     }
 
     /// The day of a `YYYY-MM-DD` string, or nil when it is not one.
-    static func day(ofDateString text: String) -> Int64? {
+    package static func day(ofDateString text: String) -> Int64? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1].count == 2, parts[2].count == 2,
               let year = Int64(parts[0]), let month = Int64(parts[1]), let dayOfMonth = Int64(parts[2]),

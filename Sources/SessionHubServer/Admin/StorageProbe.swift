@@ -30,8 +30,8 @@ struct StorageProbe: Sendable {
     init(_ persistence: HubPersistence) {
         if let store = persistence.history as? SQLiteStore {
             self.init(kind: "sqlite") { try store.sealedCount() }
-        } else if let store = persistence.history as? PostgresStore {
-            self.init(kind: "postgresql") { try await store.probe() }
+        } else if let probe = persistence.probe {
+            self.init(kind: persistence.storageKind ?? "custom", check: probe)
         } else if let stores = persistence.stores {
             self.init(kind: "repositories") {
                 _ = try await stores.profiles.profile(userId: "readiness-probe")

@@ -24,6 +24,11 @@ public struct HubPersistence: Sendable {
     public var close: (@Sendable () -> Void)?
     /// The cluster this node belongs to (its registry and directory); nil for a lone hub.
     public var cluster: ClusterStorage?
+    /// A readiness check of a store the server does not know (`/readyz`): runs a real query and
+    /// returns the ended sessions waiting for a history retry; `storageKind` names the store.
+    public var probe: (@Sendable () async throws -> Int?)?
+    /// What ``probe`` checks (`postgresql`, …).
+    public var storageKind: String?
 
     /// Bundles the parts.
     public init(journal: any SessionJournal, history: any HistoryWriter, learners: any LearnerRecords,
@@ -42,31 +47,6 @@ public struct HubPersistence: Sendable {
     public static func inMemory() -> HubPersistence {
         HubPersistence(journal: InMemorySessionJournal(), history: InMemoryHistoryWriter(),
                        learners: InMemoryLearnerRecords())
-    }
-
-    /// A node of a cluster on the PostgreSQL database at `url` (schema migrated on open): the
-    /// journal (group commit, fenced by ownership), history, learners, profiles and progress,
-    /// and the node registry and session directory. A lone node on PostgreSQL is a cluster of one.
-    /// - Throws: ``HubStorage/StorageError`` naming the URL (without its password) when the
-    ///   database cannot be reached or migrated.
-    public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,
-                                logger: Logger) async throws -> HubPersistence {
-        let pool = try await PostgresPool.open(url, logger: logger)
-        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId)
-        let store = PostgresStore(pool: pool, nodeId: node.nodeId)
-        let cluster = PostgresClusterNode(local: node, internalURL: internalURL, pool: pool, journal: journal)
-        return HubPersistence(
-            journal: journal, history: store, learners: store,
-            stores: HubStores(profiles: store, history: store, progress: store),
-            maintenance: {
-                let written = await store.retrySealed()
-                let waiting = store.unsealedInMemory
-                if written > 0 || waiting > 0 {
-                    logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])
-                }
-            },
-            close: { pool.close() },
-            cluster: ClusterStorage(registry: cluster, directory: cluster))
     }
 
     /// One node of an ``HubDomain/InMemoryCluster``: several hubs in one process sharing a

@@ -1,6 +1,7 @@
 import Foundation
 import HubDomain
 import Logging
+import HubStorage
 import PostgresNIO
 import Synchronization
 

@@ -2,6 +2,7 @@ import Foundation
 import HubDomain
 import Logging
 import NIOCore
+import HubStorage
 import PostgresNIO
 import Synchronization
 

@@ -1,5 +1,7 @@
+import HubDomain
 import Foundation
 import Logging
+import HubStorage
 import PostgresNIO
 import Synchronization
 

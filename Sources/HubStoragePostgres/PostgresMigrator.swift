@@ -1,4 +1,6 @@
+import HubDomain
 import Logging
+import HubStorage
 import PostgresNIO
 
 /// Applies ``PostgresSchema/migrations`` that a database lacks, each in its own transaction,

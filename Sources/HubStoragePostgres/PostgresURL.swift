@@ -1,4 +1,6 @@
+import HubDomain
 import Foundation
+import HubStorage
 import PostgresNIO
 
 /// A `postgres://` URL (`--database-url`, `SESSIONHUB_DATABASE_URL`), parsed and checked:

@@ -1,4 +1,6 @@
+import HubDomain
 import Foundation
+import HubStorage
 import PostgresNIO
 
 extension PostgresStore: ProfileRepository {

@@ -1,4 +1,5 @@
 import HubDomain
+import HubStorage
 import PostgresNIO
 
 extension PostgresStore: ProgressRepository {

@@ -1,3 +1,4 @@
+import HubDomain
 import Foundation
 
 /// The hub's PostgreSQL schema, as versioned migrations (docs/STORAGE.md, "PostgreSQL"). Add a

@@ -1,3 +1,5 @@
+import HubDomain
+import HubStorage
 import PostgresNIO
 
 extension PostgresStore: HistoryRepository {

@@ -1,0 +1,35 @@
+import HubDomain
+import HubStorage
+import HubStoragePostgres
+import Logging
+import SessionHubServer
+
+extension HubPersistence {
+    /// A node of a cluster on the PostgreSQL database at `url` (schema migrated on open): the
+    /// journal (group commit, fenced by ownership), history, learners, profiles and progress,
+    /// and the node registry and session directory. A lone node on PostgreSQL is a cluster of one.
+    /// - Throws: ``HubStorage/StorageError`` naming the URL (without its password) when the
+    ///   database cannot be reached or migrated.
+    public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,
+                                logger: Logger) async throws -> HubPersistence {
+        let pool = try await PostgresPool.open(url, logger: logger)
+        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId)
+        let store = PostgresStore(pool: pool, nodeId: node.nodeId)
+        let cluster = PostgresClusterNode(local: node, internalURL: internalURL, pool: pool, journal: journal)
+        var persistence = HubPersistence(
+            journal: journal, history: store, learners: store,
+            stores: HubStores(profiles: store, history: store, progress: store),
+            maintenance: {
+                let written = await store.retrySealed()
+                let waiting = store.unsealedInMemory
+                if written > 0 || waiting > 0 {
+                    logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])
+                }
+            },
+            close: { pool.close() },
+            cluster: ClusterStorage(registry: cluster, directory: cluster))
+        persistence.storageKind = "postgresql"
+        persistence.probe = { try await store.probe() }
+        return persistence
+    }
+}
