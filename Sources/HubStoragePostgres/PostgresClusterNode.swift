@@ -29,6 +29,8 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
 
     /// A node of the cluster on `pool`, writing through `journal` (whose epochs its claims set).
     public init(local: NodeLocation, internalURL: String, pool: PostgresPool, journal: PostgresJournal) {
+        var local = local
+        local.internalURL = internalURL
         self.local = local
         self.internalURL = internalURL
         self.pool = pool
@@ -181,10 +183,12 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
 
     public func peers() async throws -> [NodeLocation] {
         let rows = try await pool.client.query("""
-            SELECT node_id, public_url FROM nodes WHERE node_id <> \(nodeId) AND NOT dead ORDER BY node_id
+            SELECT node_id, public_url, internal_url FROM nodes WHERE node_id <> \(nodeId) AND NOT dead ORDER BY node_id
             """, logger: logger)
         var peers: [NodeLocation] = []
-        for try await (id, url) in rows.decode((String, String).self) { peers.append(NodeLocation(nodeId: id, publicURL: url)) }
+        for try await (id, url, internalURL) in rows.decode((String, String, String).self) {
+            peers.append(NodeLocation(nodeId: id, publicURL: url, internalURL: internalURL))
+        }
         return peers
     }
 
@@ -225,15 +229,23 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
 
     public func locate(joinCode: String) async throws -> SessionPlacement? {
         try await placement("""
-            SELECT s.session_id, n.node_id, n.public_url, n.dead FROM sessions s
+            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM sessions s
             LEFT JOIN nodes n ON n.node_id = s.owner_node
             WHERE s.open AND s.join_code = \(joinCode)
             """)
     }
 
+    public func locate(sessionId: String) async throws -> SessionPlacement? {
+        try await placement("""
+            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM sessions s
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE s.open AND s.session_id = \(sessionId)
+            """)
+    }
+
     public func seat(of userId: String) async throws -> SessionPlacement? {
         try await placement("""
-            SELECT s.session_id, n.node_id, n.public_url, n.dead FROM seats st
+            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM seats st
             JOIN sessions s ON s.session_id = st.session_id AND s.open
             LEFT JOIN nodes n ON n.node_id = s.owner_node
             WHERE st.user_id = \(userId)
@@ -259,9 +271,9 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
 
     private func placement(_ query: PostgresQuery) async throws -> SessionPlacement? {
         let rows = try await pool.client.query(query, logger: logger)
-        for try await (sessionId, node, url, dead) in rows.decode((String, String?, String?, Bool?).self) {
+        for try await (sessionId, node, url, internalURL, dead) in rows.decode((String, String?, String?, String?, Bool?).self) {
             guard let node, let url, dead == false else { return SessionPlacement(sessionId: sessionId, owner: nil) }
-            return SessionPlacement(sessionId: sessionId, owner: NodeLocation(nodeId: node, publicURL: url))
+            return SessionPlacement(sessionId: sessionId, owner: NodeLocation(nodeId: node, publicURL: url, internalURL: internalURL))
         }
         return nil
     }

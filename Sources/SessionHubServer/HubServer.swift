@@ -110,12 +110,17 @@ public final class HubServer: Sendable {
             responder: HubHTTPResponder(api: stores.map {
                 HubAPI(tokens: tokens, clock: clock, stores: $0)
             }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets,
+            joinCodes: JoinCodeLookup(hub: hub, tokens: tokens, clock: clock),
             maxAPIBodySize: configuration.maxAPIBodySize),
             group: group,
             logger: logger)
         operators.attach { [server = self.server] in server.connectionCount }
-        if let clusterNode, let node = persistence.cluster?.directory.local.nodeId {
+        if let clusterNode, let cluster = persistence.cluster {
+            let node = cluster.directory.local.nodeId
             operators.attach(cluster: { (node, clusterNode.admission.admitted, clusterNode.admission.reason) })
+            operators.attach(relay: ClusterRelay(local: cluster.directory.local, peers: { [registry = cluster.registry] in
+                try await registry.peers()
+            }, client: PeerClient(group: group)))
         }
         metricsSource.attach(server)
     }

@@ -23,7 +23,9 @@ struct ClusterIntegrationTests {
         // heartbeats never evict a node by accident.
         configuration.cluster.livenessTimeout = .seconds(60)
         let server = try HubServer(configuration: configuration, persistence: .inMemoryCluster(cluster.node(id)))
-        return Node(server: server, port: try await server.start())
+        let port = try await server.start()
+        cluster.setInternalURL("http://127.0.0.1:\(port)", of: id)
+        return Node(server: server, port: port)
     }
 
     static func player(_ node: Node, _ user: String) async throws -> (HubTestClient, JSONObject) {

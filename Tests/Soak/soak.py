@@ -803,6 +803,16 @@ class SessionRun:
             for p in self.players:
                 if p.conn is not None:
                     p.conn.gate.set()
+            # A reader that was stalled drains what it holds before it sees the end of a
+            # connection the restart cut: wait for that, or the player would miss `ended`.
+            top = max(p.last_seq for p in self.players)
+            for p in self.players:
+                if p.conn is not None and not p.conn.closed.is_set():
+                    try:
+                        await p.wait_until(lambda: p.conn.closed.is_set() or p.last_seq >= top, "catching up before the end")
+                    except asyncio.TimeoutError as e:
+                        self.soak.fail("player", str(e))
+            for p in self.players:
                 if p.conn is None or p.conn.closed.is_set():
                     await p.recover()
             host = self.players[0]

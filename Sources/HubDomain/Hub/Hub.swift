@@ -59,24 +59,66 @@ public actor Hub {
                      ref: String?) async throws(HubError) -> LiveSession {
         try requireNotDraining()
         let now = ports.clock.now()
+        try admitJoin(user: user, address: address, now: now)
+        let normalized = Self.normalize(code: code)
+        guard let id = codes[normalized], let session = sessions[id] else {
+            if let placement = try await placementElsewhere(joinCode: normalized) { throw elsewhere(placement) }
+            throw unknownJoinCode(user: user, address: address, now: now)
+        }
+        try await reserve(user.id, for: id)
+        return try await seat(user, in: session, link: link, mode: .client, ref: ref, rollBackSession: false)
+    }
+
+    /// Where the session with join `code` is, for a client that wants to connect to its node
+    /// before joining (`GET /api/join-codes/{code}`). Counted like a join: a code that names no
+    /// live session spends the same failure budgets, and a spent budget refuses the lookup.
+    /// - Throws: ``HubError/Code/unknownJoinCode``, ``HubError/Code/joinLocked``, or
+    ///   ``HubError/Code/storageUnavailable`` when the cluster's directory cannot be reached.
+    public func locate(joinCode code: String, user: HubUser, address: String?) async throws(HubError) -> SessionPlacement {
+        let now = ports.clock.now()
+        try admitJoin(user: user, address: address, now: now)
+        let normalized = Self.normalize(code: code)
+        if let id = codes[normalized], sessions[id] != nil {
+            return SessionPlacement(sessionId: id, owner: ports.directory.local)
+        }
+        guard let placement = try await placementElsewhere(joinCode: normalized) else {
+            throw unknownJoinCode(user: user, address: address, now: now)
+        }
+        guard placement.owner != nil else { throw elsewhere(placement) }
+        return placement
+    }
+
+    /// Where the open session `id` is: this hub, another node of the cluster (its owner nil
+    /// while none has adopted it), or nil when no open session has that id.
+    public func placement(ofSession id: String) async throws(HubError) -> SessionPlacement? {
+        if sessions[id] != nil { return SessionPlacement(sessionId: id, owner: ports.directory.local) }
+        do {
+            return try await ports.directory.locate(sessionId: id)
+        } catch {
+            throw Self.directoryUnavailable(error)
+        }
+    }
+
+    private func admitJoin(user: HubUser, address: String?, now: Int64) throws(HubError) {
         if case .locked(let millis) = joinFailures.admit(user: user.id, address: address, now: now) {
             let seconds = Int((millis + 999) / 1000)
             throw HubError(.joinLocked, "too many failed join attempts; try again in \(seconds) s", retryAfterSeconds: seconds)
         }
-        let normalized = Self.normalize(code: code)
-        guard let id = codes[normalized], let session = sessions[id] else {
-            let placement: SessionPlacement?
-            do {
-                placement = try await ports.directory.locate(joinCode: normalized)
-            } catch {
-                throw Self.directoryUnavailable(error)
-            }
-            if let placement { throw elsewhere(placement) }
-            _ = joinFailures.recordFailure(user: user.id, address: address, now: now)
-            throw HubError(.unknownJoinCode, "no live session has this join code")
+    }
+
+    /// The open session with this (normalized) join code on another node of the cluster.
+    private func placementElsewhere(joinCode normalized: String) async throws(HubError) -> SessionPlacement? {
+        do {
+            return try await ports.directory.locate(joinCode: normalized)
+        } catch {
+            throw Self.directoryUnavailable(error)
         }
-        try await reserve(user.id, for: id)
-        return try await seat(user, in: session, link: link, mode: .client, ref: ref, rollBackSession: false)
+    }
+
+    /// `unknown_join_code`, counted against the failure budgets of `user` and `address`.
+    private func unknownJoinCode(user: HubUser, address: String?, now: Int64) -> HubError {
+        _ = joinFailures.recordFailure(user: user.id, address: address, now: now)
+        return HubError(.unknownJoinCode, "no live session has this join code")
     }
 
     /// Puts `user` back in the seat their resume token holds, on a new connection. A seat in a

@@ -38,12 +38,18 @@ public final class InMemoryCluster: Sendable {
 
     /// The view of node `id`, whose clients are sent to `publicURL` (by default
     /// `ws://front/node/<id>/ws`).
-    public func node(_ id: String, publicURL: String? = nil) -> Node {
-        let location = NodeLocation(nodeId: id, publicURL: publicURL ?? "ws://front/node/\(id)/ws")
+    public func node(_ id: String, publicURL: String? = nil, internalURL: String? = nil) -> Node {
+        let location = NodeLocation(nodeId: id, publicURL: publicURL ?? "ws://front/node/\(id)/ws", internalURL: internalURL)
         state.withLock { state in
             if state.nodes[id] == nil { state.nodes[id] = NodeRecord(location: location) }
         }
         return Node(cluster: self, location: location)
+    }
+
+    /// Node `id`'s HTTP API is at `url` from now on (what its peers and placements report; a
+    /// test learns a server's port only once it listens).
+    public func setInternalURL(_ url: String, of id: String) {
+        state.withLock { $0.nodes[id]?.location.internalURL = url }
     }
 
     /// Node `id` crashed, as far as the store can tell: its liveness proof is gone at once (as a
@@ -156,6 +162,12 @@ public final class InMemoryCluster: Sendable {
         public func locate(joinCode: String) async throws -> SessionPlacement? {
             cluster.state.withLock { state in
                 state.sessions.values.first { $0.open && $0.header.joinCode == joinCode }.map { placement($0, state) }
+            }
+        }
+
+        public func locate(sessionId: String) async throws -> SessionPlacement? {
+            cluster.state.withLock { state in
+                state.sessions[sessionId].flatMap { $0.open ? placement($0, state) : nil }
             }
         }
 

@@ -16,6 +16,9 @@ public protocol SessionDirectory: Sendable {
     /// The open session with this join code (already normalized), anywhere in the cluster.
     func locate(joinCode: String) async throws -> SessionPlacement?
 
+    /// The open session with this id, anywhere in the cluster (nil when it is not open).
+    func locate(sessionId: String) async throws -> SessionPlacement?
+
     /// The open session where `userId` holds a seat, anywhere in the cluster.
     func seat(of userId: String) async throws -> SessionPlacement?
 

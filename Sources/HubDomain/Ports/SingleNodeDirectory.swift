@@ -10,6 +10,7 @@ public struct SingleNodeDirectory: SessionDirectory {
 
     public func register(_ header: SessionHeader) async throws -> Bool { true }
     public func locate(joinCode: String) async throws -> SessionPlacement? { nil }
+    public func locate(sessionId: String) async throws -> SessionPlacement? { nil }
     public func seat(of userId: String) async throws -> SessionPlacement? { nil }
     public func reserveSeat(userId: String, sessionId: String) async throws -> SessionPlacement? { nil }
     public func releaseSeat(userId: String, sessionId: String) async throws {}

@@ -9,11 +9,14 @@ struct APIError: Error {
     var status: HTTPResponseStatus
     var code: String
     var message: String
+    /// Seconds after which trying again can succeed (sent as `Retry-After`).
+    var retryAfter: Int?
 
-    init(_ status: HTTPResponseStatus, _ code: String, _ message: String) {
+    init(_ status: HTTPResponseStatus, _ code: String, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     static func notFound(_ what: String = "no such route") -> APIError { APIError(.notFound, "not_found", what) }
@@ -36,6 +39,8 @@ struct APIError: Error {
             enum CodingKeys: String, CodingKey { case error, code, message, details }
         }
         let data = (try? JSONEncoder().encode(Body(code: code, message: message))) ?? Data()
-        return .json(status, ByteBuffer(bytes: data))
+        var response = HTTPResponse.json(status, ByteBuffer(bytes: data))
+        if let retryAfter { response.headers.add(name: "Retry-After", value: "\(retryAfter)") }
+        return response
     }
 }

@@ -18,23 +18,12 @@ struct HubAPI: Sendable {
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         do {
-            let claims = try authenticate(request)
+            let claims = try tokens.authenticate(request, clock: clock)
             return try await route(request, claims: claims)
         } catch let error as APIError {
             return error.response
         } catch {
             return APIError(.serviceUnavailable, "storage_unavailable", "the store could not be reached; try again").response
-        }
-    }
-
-    private func authenticate(_ request: HTTPRequest) throws(APIError) -> TokenClaims {
-        guard let token = request.bearerToken else {
-            throw APIError(.unauthorized, AuthError.missing.code, AuthError.missing.description)
-        }
-        do {
-            return try tokens.verify(token, now: Int(clock.now() / 1000))
-        } catch {
-            throw APIError(.unauthorized, error.code, error.description)
         }
     }
 

@@ -10,7 +10,7 @@ import WebSocketTransport
 /// | route | answer |
 /// |---|---|
 /// | `GET /admin/api/server` | connections, live sessions, uptime, version, build, storage, draining |
-/// | `GET /admin/api/sessions` | every live session (no transcript) |
+/// | `GET /admin/api/sessions` | every live session of the cluster (no transcript; `?tail=N` adds the last N lines and recasts), each with its `node` |
 /// | `GET /admin/api/sessions/{id}` | one session with its transcript and recasts |
 /// | `POST /admin/api/sessions/{id}/end` | ends it (`operatorEnded`), answers the end summary |
 /// | `DELETE /admin/api/sessions/{id}/participants/{userId}` | removes a participant (`left{removed}`) |
@@ -18,6 +18,12 @@ import WebSocketTransport
 /// Errors use the API's shape (`{"error":true,"code","message","details":null}`): 401 without
 /// a valid token, 403 `forbidden` with a token that is not an operator's, 404 `not_found`,
 /// 405 `method_not_allowed`, 409 `session_ended` when the session is already ending.
+///
+/// On a cluster node, a request about a session another node owns is relayed to that node
+/// (``ClusterRelay``) and its answer returned: 502 `node_unreachable` when it does not answer,
+/// 503 `session_moving` while no node owns the session (its owner died and no peer has adopted
+/// it yet). The list gathers every live node's sessions and says, under `nodes`, which nodes
+/// answered.
 /// Tokens are verified like every other (HS256, constant-time signature compare) and never
 /// logged; each action is logged with the operator's user id.
 struct AdminAPI: Sendable {
@@ -33,15 +39,7 @@ struct AdminAPI: Sendable {
     }
 
     private func authenticate(_ request: HTTPRequest) throws(APIError) -> TokenClaims {
-        guard let token = request.bearerToken else {
-            throw APIError(.unauthorized, AuthError.missing.code, AuthError.missing.description)
-        }
-        let claims: TokenClaims
-        do {
-            claims = try console.tokens.verify(token, now: Int(console.clock.now() / 1000))
-        } catch {
-            throw APIError(.unauthorized, error.code, error.description)
-        }
+        let claims = try console.tokens.authenticate(request, clock: console.clock)
         guard claims.isAdmin else { throw APIError(.forbidden, "forbidden", "an admin token is required") }
         return claims
     }
@@ -58,21 +56,22 @@ struct AdminAPI: Sendable {
             }
         }
         let now = console.clock.now()
+        if rest.count >= 2, rest[0] == "sessions", let answer = try await relayed(request, sessionId: rest[1]) {
+            return answer
+        }
         switch rest.count {
         case 1 where rest[0] == "server":
             try allow(.GET)
             return json(.ok, await serverView(now: now))
         case 1 where rest[0] == "sessions":
             try allow(.GET)
-            let sessions = await console.hub.inspectSessions(now: now)
-            return json(.ok, ["count": sessions.count, "serverTime": now,
-                              "sessions": sessions.map { Self.sessionView($0, now: now) }])
+            return json(.ok, try await sessionList(request, now: now))
         case 2 where rest[0] == "sessions":
             try allow(.GET)
             guard let session = await console.hub.inspectSession(id: rest[1], now: now) else {
                 throw Self.apiError(OperatorError.unknownSession(rest[1]))
             }
-            return json(.ok, Self.sessionView(session, now: now))
+            return json(.ok, Self.sessionView(session, node: console.nodeId, now: now))
         case 3 where rest[0] == "sessions" && rest[2] == "end":
             try allow(.POST)
             let summary: SessionEndSummary
@@ -104,6 +103,67 @@ struct AdminAPI: Sendable {
         }
     }
 
+    // MARK: Cluster
+
+    /// The answer of the node that owns `sessionId` when that is another node; nil when this
+    /// node is to answer (it owns the session, no node does, or the request was relayed here).
+    private func relayed(_ request: HTTPRequest, sessionId: String) async throws(APIError) -> HTTPResponse? {
+        guard let relay = console.relay, !ClusterRelay.isRelayed(request) else { return nil }
+        let placement: SessionPlacement?
+        do {
+            placement = try await console.hub.placement(ofSession: sessionId)
+        } catch {
+            throw APIError(.serviceUnavailable, error.code.rawValue, error.message, retryAfter: error.retryAfterSeconds ?? 1)
+        }
+        guard let placement else { return nil }
+        guard let owner = placement.owner else {
+            throw APIError(.serviceUnavailable, "session_moving",
+                           "no node owns session \(sessionId.prefix(64)) right now (its node is being replaced); try again shortly",
+                           retryAfter: 1)
+        }
+        guard owner.nodeId != relay.local.nodeId else { return nil }
+        return await relay.forward(request, to: owner)
+    }
+
+    /// This node's live sessions, and on a cluster node every live peer's (unless the request
+    /// was relayed here).
+    private func sessionList(_ request: HTTPRequest, now: Int64) async throws(APIError) -> [String: Any] {
+        var tail: Int?
+        if let text = request.query("tail") {
+            guard let value = Int(text), (0...50).contains(value) else { throw .badRequest("tail must be an integer from 0 to 50") }
+            tail = value
+        }
+        var views: [[String: Any]] = []
+        for inspection in await console.hub.inspectSessions(now: now) {
+            guard let tail else {
+                views.append(Self.sessionView(inspection, node: console.nodeId, now: now))
+                continue
+            }
+            guard var detail = await console.hub.inspectSession(id: inspection.sessionId, now: now) else { continue }
+            detail.lines = detail.lines.map { Array($0.suffix(tail)) }
+            detail.recasts = detail.recasts.map { Array($0.suffix(tail)) }
+            views.append(Self.sessionView(detail, node: console.nodeId, now: now))
+        }
+        var body: [String: Any] = ["serverTime": now, "node": console.nodeId]
+        if let relay = console.relay, !ClusterRelay.isRelayed(request) {
+            var nodes: [[String: Any]] = [["node": console.nodeId, "reachable": true, "sessions": views.count]]
+            let gathered = await relay.gather(request.head.uri, authorization: request.head.headers["Authorization"].first)
+            for peer in gathered.peers {
+                if let list = peer.object?["sessions"] as? [[String: Any]] {
+                    views += list
+                    nodes.append(["node": peer.node.nodeId, "reachable": true, "sessions": list.count])
+                } else {
+                    nodes.append(["node": peer.node.nodeId, "reachable": false, "error": peer.error ?? "no sessions"])
+                }
+            }
+            body["nodes"] = nodes
+            if let error = gathered.error { body["clusterError"] = error }
+        }
+        body["count"] = views.count
+        body["sessions"] = views
+        return body
+    }
+
     // MARK: Views
 
     private func serverView(now: Int64) async -> [String: Any] {
@@ -114,6 +174,7 @@ struct AdminAPI: Sendable {
         build["stamp"] = BuildInfo.stamp ?? NSNull()
         return [
             "version": BuildInfo.version,
+            "node": console.nodeId,
             "build": build,
             "protocolVersion": ProtocolVersion.current,
             "serverTime": now,
@@ -134,7 +195,7 @@ struct AdminAPI: Sendable {
          "sealedSessions": health.sealedSessions ?? NSNull(), "error": health.error ?? NSNull()]
     }
 
-    static func sessionView(_ session: SessionInspection, now: Int64) -> [String: Any] {
+    static func sessionView(_ session: SessionInspection, node: String, now: Int64) -> [String: Any] {
         func participant(_ p: SessionInspection.Participant) -> [String: Any] {
             var view: [String: Any] = [
                 "userId": p.userId, "displayName": p.displayName, "role": p.roleName, "mode": p.mode.rawValue,
@@ -149,6 +210,7 @@ struct AdminAPI: Sendable {
         let host = session.present.first { $0.isHost }
         var view: [String: Any] = [
             "sessionId": session.sessionId,
+            "node": node,
             "mode": session.shared ? "shared" : "solo",
             "scenario": ["id": session.scenarioId, "title": session.scenarioTitle, "targetLanguage": session.targetLanguage],
             "phase": session.phase.rawValue,

@@ -16,6 +16,7 @@ final class OperatorConsole: Sendable {
     private let draining = Atomic<Bool>(false)
     private let connections = Mutex<(@Sendable () -> Int)?>(nil)
     private let cluster = Mutex<(@Sendable () -> (node: String, admitted: Bool, reason: String?))?>(nil)
+    private let relayed = Mutex<ClusterRelay?>(nil)
 
     init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, storage: StorageProbe, logger: Logger) {
         self.hub = hub
@@ -34,6 +35,24 @@ final class OperatorConsole: Sendable {
     /// Connects the node's standing in its cluster (a cluster node only).
     func attach(cluster standing: @escaping @Sendable () -> (node: String, admitted: Bool, reason: String?)) {
         cluster.withLock { $0 = standing }
+    }
+
+    /// Connects the way to the cluster's other nodes (a cluster node only).
+    func attach(relay: ClusterRelay) {
+        relayed.withLock { $0 = relay }
+    }
+
+    /// How the operator routes reach the other nodes; nil on a single node.
+    var relay: ClusterRelay? { relayed.withLock { $0 } }
+
+    /// This node's id (`local` on a single node).
+    var nodeId: String { hub.localNode.nodeId }
+
+    /// A short-lived operator token this node uses to ask its peers for their sessions (the
+    /// dashboard's feed): `node:<id>`, valid one minute.
+    func nodeToken() -> String {
+        let now = Int(clock.now() / 1000)
+        return tokens.mint(TokenClaims(sub: "node:\(nodeId)", name: nodeId, iat: now, exp: now + 60, role: "admin"))
     }
 
     /// This node's id and whether its cluster lets it take new players (nil: not a cluster node).

@@ -240,7 +240,23 @@ final class DashboardFeed: Sendable {
             guard var detail = await console.hub.inspectSession(id: inspection.sessionId, now: now) else { continue }
             detail.lines = detail.lines.map { Array($0.suffix(settings.recentLines)) }
             detail.recasts = detail.recasts.map { Array($0.suffix(settings.recentRecasts)) }
-            sessions.append(AdminAPI.sessionView(detail, now: now))
+            sessions.append(AdminAPI.sessionView(detail, node: console.nodeId, now: now))
+        }
+        // A cluster node shows its peers' sessions too (each says its node).
+        var sessionCount = inspections.count
+        var nodes: [[String: Any]] = [["node": console.nodeId, "reachable": true, "sessions": inspections.count]]
+        if let relay = console.relay {
+            let gathered = await relay.gather("/admin/api/sessions?tail=\(settings.recentLines)",
+                                              authorization: "Bearer \(console.nodeToken())")
+            for peer in gathered.peers {
+                guard let list = peer.object?["sessions"] as? [[String: Any]] else {
+                    nodes.append(["node": peer.node.nodeId, "reachable": false, "error": peer.error ?? "no sessions"])
+                    continue
+                }
+                sessionCount += list.count
+                sessions += list.prefix(max(0, settings.maxSessions - sessions.count))
+                nodes.append(["node": peer.node.nodeId, "reachable": true, "sessions": list.count])
+            }
         }
 
         var shared = 0, seats = 0, connected = 0, grace = 0
@@ -272,8 +288,10 @@ final class DashboardFeed: Sendable {
             "type": "snapshot",
             "serverTime": now,
             "server": server,
-            "sessionCount": inspections.count,
-            "truncated": inspections.count > chosen.count,
+            "node": console.nodeId,
+            "nodes": nodes,
+            "sessionCount": sessionCount,
+            "truncated": sessionCount > sessions.count,
             "sessions": sessions,
         ]
     }

@@ -13,6 +13,8 @@ struct HubHTTPResponder: HTTPResponder {
     var operators: OperatorConsole? = nil
     /// The dashboard's static files; nil answers 404 there.
     var dashboard: DashboardAssets? = nil
+    /// `GET /api/join-codes/{code}` (with or without a store); nil answers 404 there.
+    var joinCodes: JoinCodeLookup? = nil
     /// The JSON API's body limit (``HubServerConfiguration/maxAPIBodySize``).
     var maxAPIBodySize: Int
 
@@ -48,6 +50,9 @@ struct HubHTTPResponder: HTTPResponder {
             }
             return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                                 body: ByteBuffer(string: await metrics.render()))
+        }
+        if let joinCodes, JoinCodeLookup.serves(request.path) {
+            return await joinCodes.respond(to: request)
         }
         if let api, request.path.hasPrefix("/api/") || request.path.hasPrefix("/admin/") {
             return await api.respond(to: request)

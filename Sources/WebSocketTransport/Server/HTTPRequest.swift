@@ -10,12 +10,17 @@ public struct HTTPRequest: Sendable {
     public var body: ByteBuffer
     /// The peer's address.
     public var remoteAddress: SocketAddress?
+    /// The client's IP address as the connection limits count it: the peer's, or the last
+    /// `X-Forwarded-For` hop when the peer is a trusted proxy. Nil when unknown.
+    public var clientAddress: String?
 
     /// Creates a request.
-    public init(head: HTTPRequestHead, body: ByteBuffer = ByteBuffer(), remoteAddress: SocketAddress? = nil) {
+    public init(head: HTTPRequestHead, body: ByteBuffer = ByteBuffer(), remoteAddress: SocketAddress? = nil,
+                clientAddress: String? = nil) {
         self.head = head
         self.body = body
         self.remoteAddress = remoteAddress
+        self.clientAddress = clientAddress ?? remoteAddress?.ipAddress
     }
 
     /// The path without the query.

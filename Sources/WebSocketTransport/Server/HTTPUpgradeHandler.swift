@@ -151,7 +151,9 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
             if isUpgrade {
                 upgrade(context: context, head: head)
             } else {
-                serve(context: context, request: HTTPRequest(head: head, body: body, remoteAddress: context.channel.remoteAddress))
+                let peer = context.channel.remoteAddress
+                serve(context: context, request: HTTPRequest(head: head, body: body, remoteAddress: peer,
+                                                             clientAddress: limiter?.clientAddress(peer: peer, head: head) ?? peer?.ipAddress))
             }
         case (_, .discarding), (_, .upgraded):
             break

@@ -8,6 +8,7 @@ enum HTTPTestClient {
     struct Reply: @unchecked Sendable {
         let status: Int
         let body: Data
+        var headers: [String: String] = [:]
         var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
     }
 
@@ -21,6 +22,11 @@ enum HTTPTestClient {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        let http = response as? HTTPURLResponse
+        var headers: [String: String] = [:]
+        for (name, value) in http?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return Reply(status: http?.statusCode ?? 0, body: data, headers: headers)
     }
 }
