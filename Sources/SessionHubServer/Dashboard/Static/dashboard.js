@@ -352,6 +352,7 @@
     entry.card.classList.toggle('ending', data.phase !== 'live');
     entry.endButton.disabled = data.phase !== 'live';
     const facts = [
+      'node ' + (data.node || 'local'),
       data.scenario.targetLanguage,
       (data.participants || []).length + '/' + data.maxPlayers + ' players',
       'started ' + formatDuration(data.ageSeconds) + ' ago',
