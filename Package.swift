@@ -36,6 +36,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["JSON", "CommandLineArguments"]),
         // PostgreSQL, the shared store of a cluster (journal, history, profiles, node registry).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // The process's services and signals (graceful shutdown); postgres-nio builds on it too.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // System zlib, used by permessage-deflate (RFC 7692).
@@ -139,6 +141,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),

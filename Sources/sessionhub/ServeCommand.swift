@@ -6,6 +6,7 @@ import HubStorage
 import HubStoragePostgres
 import Logging
 import NIOCore
+import ServiceLifecycle
 import SessionHubServer
 import WebSocketTransport
 
@@ -156,10 +157,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.info("sessionhub ready", metadata: ["port": "\(bound)", "echo": "\(enableEcho)", "rooms": "\(enableRooms)",
                                                    "version": "\(BuildInfo.version)"])
-        let signal = await ShutdownSignal.wait()
-        logger.info("shutting down", metadata: ["signal": "\(signal)"])
-        await hub.shutdown(deadline: .seconds(Int64(configuration.drainTimeoutSeconds)))
-        logger.info("stopped")
+        let drain = configuration.drainTimeoutSeconds
+        var group = ServiceGroupConfiguration(
+            services: [.init(service: HubService(server: hub, drainDeadline: .seconds(Int64(drain)), logger: logger))],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // Past the drain timeout and some slack for the history writes, the group cancels.
+        group.maximumGracefulShutdownDuration = .seconds(drain + 15)
+        try await ServiceGroup(configuration: group).run()
     }
 }
 
