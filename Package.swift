@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "HubDomain", targets: ["HubDomain"]),
         .library(name: "HubProtocol", targets: ["HubProtocol"]),
         .library(name: "HubStorage", targets: ["HubStorage"]),
+        // For the journal benchmark (loadtest/: `sessionhub-loadtest journal`).
+        .library(name: "HubStoragePostgres", targets: ["HubStoragePostgres"]),
         // For the token fuzz target (Fuzzing/), which calls TokenAuthority through its public API.
         .library(name: "SessionHubServer", targets: ["SessionHubServer"]),
     ],

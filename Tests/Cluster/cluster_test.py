@@ -166,9 +166,14 @@ class Cluster:
         if status != 200:
             raise Failed("premium %s: %s %s" % (user, status, body))
 
+    async def cluster_sessions(self, port=None):
+        """The operator list of the whole cluster, asked on `port` (default: the front)."""
+        status, body = await self.http(port or self.front, "GET", "/admin/api/sessions", self.admin)
+        return body if status == 200 and isinstance(body, dict) else {}
+
     async def sessions_on(self, node):
-        status, body = await self.http(self.ports[node], "GET", "/admin/api/sessions", self.admin)
-        return body.get("sessions", []) if status == 200 and isinstance(body, dict) else []
+        listed = (await self.cluster_sessions()).get("sessions", [])
+        return [s for s in listed if s.get("node") == node]
 
     def log(self, node):
         try:
@@ -442,6 +447,12 @@ async def scenario_kill(cluster):
         await p.say()
     counts = {node: len(await cluster.sessions_on(node)) for node in cluster.ports}
     record("kill: sessions spread over the nodes", sum(1 for c in counts.values() if c > 0) >= 2, str(counts))
+    views = {node: await cluster.cluster_sessions(cluster.ports[node]) for node in cluster.ports}
+    same = all(sorted((s["sessionId"], s["node"]) for s in v.get("sessions", [])) ==
+               sorted((s["sessionId"], s["node"]) for s in views["n1"].get("sessions", [])) for v in views.values())
+    answered = all(sorted(n["node"] for n in v.get("nodes", []) if n.get("reachable")) == sorted(cluster.ports) for v in views.values())
+    record("operators: every node lists the whole cluster's sessions, each with its owner", same and answered
+           and len(views["n1"].get("sessions", [])) == len(groups), "%d sessions" % len(views["n1"].get("sessions", [])))
     victim = max(counts, key=counts.get)
     victim_sessions = {s["sessionId"] for s in await cluster.sessions_on(victim)}
 

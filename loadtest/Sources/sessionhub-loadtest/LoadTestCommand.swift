@@ -7,7 +7,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sessionhub-loadtest",
         abstract: "Load test for SessionHub: sessions over /ws, the peers' room relay, idle connections.",
-        subcommands: [SessionsCommand.self, RoomsCommand.self, IdleCommand.self, ReportCommand.self]
+        subcommands: [SessionsCommand.self, RoomsCommand.self, IdleCommand.self, JournalCommand.self, ReportCommand.self]
     )
 }
 
@@ -47,8 +47,8 @@ struct SessionsCommand: AsyncParsableCommand {
         commandName: "sessions",
         abstract: "R sessions of K players over /ws: fan-out latency, deliveries/s, loss and duplicates by seq.")
 
-    @Option(help: "The hub's WebSocket endpoint, ws://127.0.0.1:PORT/ws.")
-    var url: String
+    @Option(help: "The hub's WebSocket endpoint, ws://127.0.0.1:PORT/ws. Repeat it for the nodes of a cluster: session i is played on the i-th modulo their number, all its players there.")
+    var url: [String]
 
     @Option(help: "Command that prints one token; run with --user ID --name NAME appended (e.g. \"sessionhub token --secret-file F\").")
     var tokenCmd: String
@@ -90,7 +90,7 @@ struct SessionsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let options = SessionsOptions(
-            url: url, tokenCommand: tokenCmd, tokenCache: tokenCache, sessions: sessions, players: players,
+            urls: url, tokenCommand: tokenCmd, tokenCache: tokenCache, sessions: sessions, players: players,
             duration: duration, rate: rate, ramp: ramp, scenario: scenario, serverPid: output.serverPid,
             threads: output.threads, deflate: deflate, userPrefix: userPrefix, fullDecode: fullDecode, seed: seed)
         let report = try await run(SessionsRun(options: options, log: output.logger()).run)

@@ -6,7 +6,9 @@ import WebSocketTransport
 
 /// Options of `sessionhub-loadtest sessions`.
 struct SessionsOptions: Sendable {
-    var url: String
+    /// One endpoint, or a cluster's nodes: session i is played on `urls[i % urls.count]`, all
+    /// its players on that node (as they are once a join has followed its redirect).
+    var urls: [String]
     var tokenCommand: String
     var tokenCache: String?
     var sessions: Int
@@ -42,8 +44,11 @@ struct SessionsRun {
         guard o.duration >= 5, o.ramp >= 0, o.ramp < o.duration - 3 else {
             throw LoadTestFailure.setup("--duration must be at least 5 s and more than --ramp + 3 s")
         }
-        let url = try WebSocketURL(parsing: o.url)
-        guard Loopback.isLoopback(url.host) else { throw LoadTestFailure.setup("refusing non-loopback target \(url.host)") }
+        guard !o.urls.isEmpty else { throw LoadTestFailure.setup("--url is required") }
+        let targets = try o.urls.map { try WebSocketURL(parsing: $0) }
+        for url in targets where !Loopback.isLoopback(url.host) {
+            throw LoadTestFailure.setup("refusing non-loopback target \(url.host)")
+        }
 
         // Tokens (cached between runs).
         let total = o.sessions * o.players
@@ -86,6 +91,7 @@ struct SessionsRun {
                                                  recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
                 }
                 slot.set(players)
+                let url = targets[slot.index % targets.count]
                 for player in players {
                     let token = tokens[player.index]
                     tasks.addTask {
@@ -160,7 +166,7 @@ struct SessionsRun {
         if merged.lost == 0 && merged.duplicated == 0 { notes.append("every broadcast arrived exactly once, in seq order, on every connection") }
         let loadCPU = (ProcReader.selfCPUSeconds() - cpu0) / (Double(wallEnd - wallStart) / 1e9) * 100
         return RunReport(
-            mode: "sessions", startedAt: RunReport.isoNow(), url: o.url,
+            mode: "sessions", startedAt: RunReport.isoNow(), url: o.urls.joined(separator: " "),
             parameters: [
                 "sessions": "\(o.sessions)", "players": "\(o.players)", "duration_s": "\(o.duration)",
                 "rate_lines_per_s": "\(o.rate)", "ramp_s": "\(o.ramp)", "scenario": o.scenario,
