@@ -34,7 +34,8 @@ actor BotPlayer {
 
     /// `bot-1`, `bot-2`, …: the name used before `welcome` says who the hub thinks we are.
     let label: String
-    private let url: WebSocketURL
+    /// Where it connects: the hub given on the command line, or the node a redirect named.
+    private(set) var url: WebSocketURL
     private let printer: TranscriptPrinter
     private let behaviour: Behaviour
     private var generator: SeededGenerator
@@ -145,6 +146,20 @@ actor BotPlayer {
         connection?.close(code: .goingAway, reason: "bot drop")
     }
 
+    /// Closes the current connection and connects to `text` instead (the node a
+    /// `session_elsewhere` or a `welcome` named), with the same token.
+    func move(to text: String) async throws(BotFailure) {
+        let target: WebSocketURL
+        do {
+            target = try WebSocketURL(parsing: text)
+        } catch {
+            throw .check("\(label) was sent to \(text.prefix(200)), which is not a WebSocket URL")
+        }
+        close()
+        url = target
+        try await connect()
+    }
+
     /// Closes the connection normally (1000) at the end of the run.
     func close() {
         closingOnPurpose = true
@@ -234,6 +249,9 @@ actor BotPlayer {
         resumes.append(ResumeRecord(userId: userId, lastSeq: lastSeq, othersSeq: othersSeq))
         return send(.resume(resumeToken: resumeToken, lastSeq: lastSeq), kind: .resume)
     }
+
+    /// Whether a `joined` or `resumed` gave it a token to resume with.
+    var hasResumeToken: Bool { resumeToken != nil }
 
     /// What became of request `id`.
     func outcome(of id: String) -> RequestOutcome { outcomes[id] ?? .pending }
@@ -405,6 +423,10 @@ actor BotPlayer {
             return
         }
         pending[ref] = nil
+        if error.code == "session_elsewhere" {
+            outcomes[ref] = .redirected(url: error.url, retryAfter: max(1, error.retryAfter ?? 1))
+            return
+        }
         outcomes[ref] = .refused(code: error.code, message: error.message)
         let raced = ["session_ended", "not_in_session"].contains(error.code) && [.say, .recast, .acceptRecast].contains(request.kind)
         if raced {

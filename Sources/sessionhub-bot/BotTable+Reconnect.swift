@@ -48,15 +48,20 @@ extension BotTable {
             if await other.isConnected { othersSeq = max(othersSeq, await other.lastSeq) }
         }
         try await player.connect()
-        let welcome = try await awaitWelcome(player)
+        var welcome = try await awaitWelcome(player)
+        if let elsewhere = welcome.resumableUrl {
+            // A cluster: the seat is on another node; resume there.
+            try await player.move(to: elsewhere)
+            welcome = try await awaitWelcome(player)
+        }
         let sessionId = await player.session?.sessionId
         if welcome.resumableSessionId != sessionId {
             await player.record(problem: "welcome after reconnecting offers session \(welcome.resumableSessionId ?? "none"), not \(sessionId ?? "?")")
         }
-        guard let id = await player.resume(othersSeq: othersSeq) else {
-            throw BotFailure.check("\(player.label) has no resume token")
+        guard await player.hasResumeToken else { throw BotFailure.check("\(player.label) has no resume token") }
+        if case .refused(let code, let message) = try await place(player, "\(player.label)'s resume", { [othersSeq] in await $0.resume(othersSeq: othersSeq) }) {
+            throw BotFailure.check("\(player.label)'s resume was refused: \(code): \(message)")
         }
-        try await expectDone(player, id, "\(player.label)'s resume")
         try await Poll.until("\(player.label)'s replay", timeout: .seconds(10)) { () async -> Bool? in
             await player.replayFinished ? true : nil
         }

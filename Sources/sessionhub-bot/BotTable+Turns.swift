@@ -73,6 +73,8 @@ extension BotTable {
                 break speaking
             case .refused(let code, let message):
                 throw BotFailure.check("\(player.label)'s line \(counter) was refused: \(code): \(message)")
+            case .redirected:
+                throw BotFailure.check("\(player.label)'s line \(counter) was answered session_elsewhere")
             }
         }
         if away { try await resume(victim) }

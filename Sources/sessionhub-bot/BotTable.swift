@@ -66,8 +66,10 @@ struct BotTable: Sendable {
         let snapshot = try await startSession()
         printer.note(banner(snapshot))
         for client in players.dropFirst() {
-            let id = await client.join(code: snapshot.joinCode ?? "")
-            try await expectDone(client, id, "\(client.label)'s join")
+            let code = snapshot.joinCode ?? ""
+            if case .refused(let code, let message) = try await place(client, "\(client.label)'s join", { await $0.join(code: code) }) {
+                throw BotFailure.check("\(client.label)'s join was refused: \(code): \(message)")
+            }
         }
         if case .join = options.mode {
             try await playAsGuest(snapshot.scenario)
@@ -110,11 +112,34 @@ struct BotTable: Sendable {
         case .host(let count): id = await first.host(scenarioId: options.scenarioId, maxPlayers: count >= 2 ? count : nil)
         case .join(let code): id = await first.join(code: code)
         }
-        if case .refused(let code, let message) = try await answer(first, id, "\(first.label)'s \(options.mode.name)") {
+        var outcome = try await answer(first, id, "\(first.label)'s \(options.mode.name)")
+        if case .redirected = outcome, case .join(let code) = options.mode {
+            outcome = try await place(first, "\(first.label)'s join", { await $0.join(code: code) })
+        }
+        if case .refused(let code, let message) = outcome {
             throw Self.startRefusal(code: code, message: message, options: options)
         }
         guard let snapshot = await first.session else { throw BotFailure.check("\(first.label) has no session after joined") }
         return snapshot
+    }
+
+    /// Sends a request that seats `player` (`join`, `resume`) and follows `session_elsewhere` to
+    /// the node that owns the session (reconnecting there with the same token), or tries again
+    /// after `retryAfter` while the session is between owners; the first other answer.
+    func place(_ player: BotPlayer, _ what: String, _ request: @escaping @Sendable (BotPlayer) async -> String?) async throws -> RequestOutcome {
+        for _ in 0..<20 {
+            guard let id = await request(player) else { throw BotFailure.check("\(what): nothing to send") }
+            let outcome = try await answer(player, id, what)
+            guard case .redirected(let url, let retryAfter) = outcome else { return outcome }
+            if let url {
+                printer.note("· \(player.label) is sent to \(url)")
+                try await player.move(to: url)
+                _ = try await awaitWelcome(player)
+            } else {
+                try await Task.sleep(for: .seconds(retryAfter))
+            }
+        }
+        throw BotFailure.check("\(what) was redirected 20 times")
     }
 
     /// Waits for request `id` of `player` to be answered; a refusal or a lost connection fails the run.

@@ -6,4 +6,7 @@ enum RequestOutcome: Sendable, Equatable {
     case done
     /// Answered with `error`.
     case refused(code: String, message: String)
+    /// Answered `session_elsewhere` (a cluster): send it again on the node at `url`, or, without
+    /// one (the session is between owners), here again after `retryAfter` seconds.
+    case redirected(url: String?, retryAfter: Int)
 }

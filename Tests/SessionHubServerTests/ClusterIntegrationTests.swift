@@ -11,6 +11,7 @@ import WebSocket
 @Suite("Cluster over WebSocket (in-memory cluster)", .timeLimit(.minutes(2)))
 struct ClusterIntegrationTests {
     struct Node {
+        let id: String
         let server: HubServer
         let port: Int
     }
@@ -24,8 +25,8 @@ struct ClusterIntegrationTests {
         configuration.cluster.livenessTimeout = .seconds(60)
         let server = try HubServer(configuration: configuration, persistence: .inMemoryCluster(cluster.node(id)))
         let port = try await server.start()
-        cluster.setInternalURL("http://127.0.0.1:\(port)", of: id)
-        return Node(server: server, port: port)
+        cluster.update(id, internalURL: "http://127.0.0.1:\(port)")
+        return Node(id: id, server: server, port: port)
     }
 
     static func player(_ node: Node, _ user: String) async throws -> (HubTestClient, JSONObject) {

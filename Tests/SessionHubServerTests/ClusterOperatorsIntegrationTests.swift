@@ -70,7 +70,7 @@ struct ClusterOperatorsIntegrationTests {
         ana.send(["type": "startSolo", "id": "s", "scenarioId": "ordering-coffee"])
         let solo = try #require(await ana.expect("joined")?.object("session")?.string("sessionId"))
         // n2's HTTP goes away while the cluster still lists it (and its session) as alive.
-        cluster.setInternalURL("http://127.0.0.1:1", of: "n2")
+        cluster.update("n2", internalURL: "http://127.0.0.1:1")
         let list = try await HTTPTestClient.request("GET", port: n1.port, "/admin/api/sessions", token: Self.admin)
         #expect(list.status == 200)
         #expect(list.json?["count"] as? Int == 0)

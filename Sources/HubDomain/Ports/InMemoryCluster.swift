@@ -46,10 +46,13 @@ public final class InMemoryCluster: Sendable {
         return Node(cluster: self, location: location)
     }
 
-    /// Node `id`'s HTTP API is at `url` from now on (what its peers and placements report; a
-    /// test learns a server's port only once it listens).
-    public func setInternalURL(_ url: String, of id: String) {
-        state.withLock { $0.nodes[id]?.location.internalURL = url }
+    /// Node `id` is reached at these URLs from now on (what its peers, placements and
+    /// redirects report; a test learns a server's port only once it listens).
+    public func update(_ id: String, publicURL: String? = nil, internalURL: String? = nil) {
+        state.withLock { state in
+            if let publicURL { state.nodes[id]?.location.publicURL = publicURL }
+            if let internalURL { state.nodes[id]?.location.internalURL = internalURL }
+        }
     }
 
     /// Node `id` crashed, as far as the store can tell: its liveness proof is gone at once (as a

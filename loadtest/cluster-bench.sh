@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The cluster benchmark (docs/CLUSTER.md, "Numbers"): in one run, journal append latency on
+# SQLite vs PostgreSQL, fan-out p50/p99 of one SQLite node vs three nodes on PostgreSQL at the same
+# offered load, and failover time (kill -9 -> resumed) p50/p99 over KILLS kills. Release builds.
+#
+#   loadtest/cluster-bench.sh                     # 200 sessions x 4 players x 0.5 lines/s = 1,600 deliveries/s, 10 kills
+#   KILLS=20 SECONDS_OF_LOAD=60 loadtest/cluster-bench.sh
+#
+# Loopback only; takes about 6 minutes after the builds. Installs what is missing (postgresql,
+# haproxy, python3-venv + websockets). The table is printed at the end and written, with every
+# round, to loadtest/results/cluster-bench.json. Not part of CI (it measures; the failover is
+# checked by scripts/cluster-test.sh).
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+cd "$ROOT"
+export DEBIAN_FRONTEND=noninteractive
+. "$ROOT/scripts/deps.sh"
+need_debs haproxy postgresql-client || exit 1
+need_interop_venv "$ROOT" || exit 1
+
+LT="$HERE/.build/release/sessionhub-loadtest"
+(cd "$HERE" && swift build -c release --product sessionhub-loadtest >&2) || exit 1
+HUB_BIN="$HERE/.hub-build/release/sessionhub"
+(cd "$ROOT" && swift build -c release --product sessionhub --scratch-path "$HERE/.hub-build" >&2) || exit 1
+ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/cluster-bench.XXXXXX")"
+finish() {
+  pkill -KILL -f "haproxy -db -f $WORK/" 2>/dev/null || true
+  pkill -CONT -f -- "--secret-file $WORK/secret" 2>/dev/null || true
+  pkill -KILL -f -- "--secret-file $WORK/secret" 2>/dev/null || true
+  bash "$ROOT/scripts/postgres.sh" stop "$WORK/pg" >/dev/null 2>&1 || true
+  echo "[cluster-bench] logs kept in $WORK" >&2
+}
+trap finish EXIT
+URL="$(bash "$ROOT/scripts/postgres.sh" start "$WORK/pg")" || { echo "[cluster-bench] PostgreSQL did not start" >&2; exit 1; }
+mkdir -p "$HERE/results"
+timeout 2400 "$ROOT/.venv/bin/python" "$HERE/cluster_bench.py" --bin "$HUB_BIN" --loadtest "$LT" --work "$WORK" \
+  --postgres-url "$URL" --postgres-dir "$WORK/pg" --root "$ROOT" --kills "${KILLS:-10}" \
+  --seconds "${SECONDS_OF_LOAD:-40}" --json "$HERE/results/cluster-bench.json"

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""The cluster benchmark (issue 10): one run, three figures, printed as one table.
+
+  1. journal append latency, SQLite vs PostgreSQL, at the fan-out run's line rate
+     (`sessionhub-loadtest journal`);
+  2. fan-out latency p50/p99 of one SQLite node vs a 3-node cluster on PostgreSQL at the same
+     offered load (`sessionhub-loadtest sessions`: session i on node i mod 3, every member on the
+     node that owns it, as after a join followed its redirect: no data path between nodes);
+  3. failover time over N kills: each round plays 3 shared sessions through HAProxy, kill -9s the
+     busiest node, times every affected player from the kill to `resumed` on a survivor (reconnect
+     through the front, follow redirects, resume), restarts the killed node and ends the sessions.
+
+Usage (loadtest/cluster-bench.sh sets everything up):
+  cluster_bench.py --bin sessionhub --loadtest sessionhub-loadtest --work DIR --postgres-url URL
+                   --postgres-dir DIR [--kills 10] [--sessions 200] [--players 4] [--rate 0.5]
+                   [--seconds 40] [--json FILE]
+
+Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s). Every wait is bounded.
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Tests", "Cluster"))
+import cluster_test as ct  # noqa: E402  (the cluster and player of the failover test)
+
+ct.LIVENESS = 5.0          # the product's default, not the test's shorter one
+
+
+def quantile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
+
+
+def loadtest_sessions(args, urls, label, out):
+    cmd = [args.loadtest, "sessions", "--token-cmd", "%s token --secret-file %s" % (args.bin, args.secret),
+           "--token-cache", os.path.join(args.work, "tokens-%s.json" % label), "--sessions", str(args.sessions),
+           "--players", str(args.players), "--rate", str(args.rate), "--duration", str(args.seconds),
+           "--ramp", "10", "--user-prefix", "cb-" + label, "--json", out, "--quiet"]
+    for url in urls:
+        cmd += ["--url", url]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds + 120)
+    try:
+        with open(out) as f:
+            report = json.load(f)
+    except (OSError, ValueError):
+        raise SystemExit("loadtest %s failed (%d): %s" % (label, done.returncode, done.stderr[-2000:]))
+    return report
+
+
+async def wait_http(port, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, _ = await ct.Cluster.http(None, port, "GET", "/readyz")
+        if status == 200:
+            return
+        await asyncio.sleep(0.2)
+    raise SystemExit("port %d not ready" % port)
+
+
+async def single_node(args):
+    port = ct.free_port()
+    log = open(os.path.join(args.work, "single.log"), "ab")
+    proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--database",
+                             os.path.join(args.work, "single.sqlite"), "--secret-file", args.secret, "--threads", "1"],
+                            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    try:
+        await wait_http(port)
+        return loadtest_sessions(args, ["ws://127.0.0.1:%d/ws" % port], "single", os.path.join(args.work, "single.json"))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+async def failover_round(cluster, r):
+    groups = []
+    for s in range(3):
+        host, guest = ct.Player(cluster, "fh%d-%d" % (r, s)), ct.Player(cluster, "fg%d-%d" % (r, s))
+        joined = await host.enter({"type": "host", "scenarioId": ct.SCENARIO, "maxPlayers": 2})
+        await guest.enter({"type": "join", "code": joined["session"]["joinCode"]})
+        groups.append([host, guest])
+    for group in groups:
+        for p in group:
+            await p.say()
+    alive = [n for n in cluster.ports if n not in cluster.stopped]
+    counts = {n: len(await cluster.sessions_on(n)) for n in alive}
+    victim = max(counts, key=counts.get)
+    victim_sessions = {s["sessionId"] for s in await cluster.sessions_on(victim)}
+    cluster.procs[victim].kill()
+    killed_at = time.monotonic()
+    cluster.stopped.add(victim)
+    affected = [p for g in groups for p in g if p.session in victim_sessions]
+
+    async def back(p):
+        await p.come_back()
+        return time.monotonic() - killed_at
+    times = await asyncio.gather(*[back(p) for p in affected])
+    # The node comes back (same id, new incarnation); the front takes it again once it is ready.
+    cluster.procs[victim].wait(timeout=10)
+    cluster.start_node(victim)
+    await cluster.wait_ready(cluster.ports[victim])
+    cluster.stopped.discard(victim)
+    await ct.end_all(groups)
+    for g in groups:
+        for p in g:
+            await p.drop()
+    await asyncio.sleep(1.0)   # HAProxy sees the node ready again (rise 2 x 300 ms)
+    return victim, counts, times
+
+
+async def main(args):
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": "%s, %d cores, %s" % (
+        platform.node(), os.cpu_count(), platform.platform()), "parameters": vars(args).copy()}
+    results["parameters"].pop("secret", None)
+    lines_per_second = args.sessions * args.players * args.rate
+
+    # 1. Journal.
+    out = os.path.join(args.work, "journal.json")
+    done = subprocess.run([args.loadtest, "journal", "--database-url", args.postgres_url, "--sessions", str(args.sessions),
+                           "--rate", str(args.players * args.rate), "--seconds", "15", "--json", out],
+                          capture_output=True, text=True, timeout=300)
+    print(done.stdout, flush=True)
+    with open(out) as f:
+        results["journal"] = json.load(f)
+
+    # 2. Fan-out: one node on SQLite, then three on PostgreSQL.
+    print("fan-out: one node on SQLite, %d sessions x %d players, %.0f deliveries/s offered ..." % (
+        args.sessions, args.players, lines_per_second * args.players), flush=True)
+    single = await single_node(args)
+    cluster = ct.Cluster(args)
+    cluster.secret = args.secret
+    try:
+        await cluster.start()
+        cluster.admin = cluster.mint("bench-admin", "Operator", admin=True)
+        print("fan-out: three nodes on PostgreSQL ...", flush=True)
+        urls = ["ws://127.0.0.1:%d/ws" % cluster.ports[n] for n in sorted(cluster.ports)]
+        three = loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster.json"))
+        results["fanout"] = {}
+        for name, report in (("1 node, SQLite", single), ("3 nodes, PostgreSQL", three)):
+            results["fanout"][name] = {"deliveriesPerSecond": report["deliveriesPerSecond"], "p50": report["fanout"]["p50"],
+                                       "p99": report["fanout"]["p99"], "lost": report["lost"], "duplicated": report["duplicated"]}
+
+        # 3. Failover.
+        times, rounds = [], []
+        for r in range(args.kills):
+            victim, counts, took = await failover_round(cluster, r)
+            times += took
+            rounds.append({"victim": victim, "sessions": counts, "resumed": [round(t, 3) for t in took]})
+            print("kill %2d: %s (%s): %d players resumed, max %.2f s" % (r + 1, victim, counts, len(took), max(took)), flush=True)
+        results["failover"] = {"kills": args.kills, "players": len(times), "p50": quantile(times, 0.5),
+                               "p99": quantile(times, 0.99), "max": max(times), "rounds": rounds}
+    finally:
+        cluster.stop()
+
+    print()
+    print("== cluster benchmark, %s, %s" % (results["date"], results["machine"]))
+    print("journal append (%d sessions, %.0f appends/s offered)   p50        p99" % (args.sessions, lines_per_second))
+    for r in results["journal"]:
+        print("  %-40s %7.0f µs %7.0f µs" % (r["store"], r["p50"], r["p99"]))
+    print("fan-out (%.0f deliveries/s offered)            delivered/s    p50        p99    lost dup" % (lines_per_second * args.players))
+    for name, f in results["fanout"].items():
+        print("  %-40s %8.0f %7.2f ms %7.2f ms %5d %3d" % (name, f["deliveriesPerSecond"], f["p50"], f["p99"], f["lost"], f["duplicated"]))
+    fo = results["failover"]
+    print("failover, kill -9 -> resumed (%d kills, %d players)   p50 %.2f s, p99 %.2f s, max %.2f s" % (
+        fo["kills"], fo["players"], fo["p50"], fo["p99"], fo["max"]))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--loadtest", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--postgres-url", required=True)
+    parser.add_argument("--postgres-dir", required=True)
+    parser.add_argument("--root", default=os.path.dirname(HERE))
+    parser.add_argument("--kills", type=int, default=10)
+    parser.add_argument("--sessions", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=0.5)
+    parser.add_argument("--seconds", type=float, default=40)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    args.secret = os.path.join(args.work, "secret")
+    with open(args.secret, "w") as f:
+        f.write(os.urandom(24).hex() + "\n")
+    try:
+        sys.exit(asyncio.run(asyncio.wait_for(main(args), 1800)))
+    except asyncio.TimeoutError:
+        print("cluster bench: cut at 30 min", flush=True)
+        sys.exit(1)
