@@ -61,6 +61,33 @@ struct ClusterOperatorsIntegrationTests {
         #expect(player.status == 403)
     }
 
+    @Test func theDashboardFeedOfEitherNodeShowsTheWholeCluster() async throws {
+        let cluster = InMemoryCluster()
+        let n1 = try await ClusterIntegrationTests.start(cluster, "n1")
+        let n2 = try await ClusterIntegrationTests.start(cluster, "n2")
+        defer { Task { await n1.server.shutdown(); await n2.server.shutdown() } }
+        let (ana, _) = try await ClusterIntegrationTests.player(n1, "ana")
+        ana.send(["type": "startSolo", "id": "s", "scenarioId": "ordering-coffee"])
+        let solo = try #require(await ana.expect("joined")?.object("session")?.string("sessionId"))
+        ana.send(["type": "say", "id": "l", "textNative": "Un café, por favor."])
+        _ = await ana.expect("line")
+
+        let feed = try await FeedClient.connect(port: n2.port)
+        feed.send(#"{"type":"auth","token":"\#(Self.admin)"}"#)
+        #expect(await feed.next(type: "welcome") != nil)
+        let snapshot = try #require(await feed.next(type: "snapshot") { snapshot in
+            (snapshot["sessions"] as? [[String: Any]] ?? []).contains { $0["sessionId"] as? String == solo }
+        })
+        let listed = (snapshot["sessions"] as? [[String: Any]] ?? []).first { $0["sessionId"] as? String == solo }
+        #expect(listed?["node"] as? String == "n1")
+        #expect((listed?["lines"] as? [Any])?.count == 1, "the transcript's tail comes from the owner")
+        #expect(snapshot["node"] as? String == "n2")
+        #expect(snapshot["sessionCount"] as? Int == 1)
+        let nodes = (snapshot["nodes"] as? [[String: Any]] ?? []).compactMap { $0["node"] as? String }.sorted()
+        #expect(nodes == ["n1", "n2"])
+        feed.connection.close()
+    }
+
     @Test func aPeerThatDoesNotAnswerIsReportedAndItsSessionsAreNotFaked() async throws {
         let cluster = InMemoryCluster()
         let n1 = try await ClusterIntegrationTests.start(cluster, "n1")
