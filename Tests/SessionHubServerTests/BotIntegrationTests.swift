@@ -176,33 +176,31 @@ struct BotIntegrationTests {
 
     @Test("Cluster: a bot sent to the node that owns the session follows session_elsewhere there, and resumes there after a drop")
     func followsRedirectsInACluster() async throws {
-        let cluster = InMemoryCluster()
-        let n1 = try await ClusterIntegrationTests.start(cluster, "n1")
-        let n2 = try await ClusterIntegrationTests.start(cluster, "n2")
-        defer { Task { await n1.server.shutdown(); await n2.server.shutdown() } }
-        for node in [n1, n2] {
-            cluster.update(node.id, publicURL: url(node.port))
+        try await ClusterIntegrationTests.withTwoNodes { cluster, n1, n2 in
+            for node in [n1, n2] {
+                cluster.update(node.id, publicURL: url(node.port))
+            }
+            let (host, _) = try await ClusterIntegrationTests.player(n1, "hostess")
+            host.send(["type": "host", "id": "h", "scenarioId": "hotel-check-in"])
+            let code = try #require(await host.expect("joined")?.object("session")?.string("joinCode"))
+            // The bot is given n2; the session is on n1.
+            async let botRun = play(n2.port, tokens("roamer", 1) + ["--join", code, "--lines", "3", "--drop-after", "1",
+                                                                      "--pace-ms", "20", "--json"])
+            for _ in 0..<3 {
+                let line = try #require(await host.expect("line", seconds: 20))
+                #expect(line.object("line")?.string("speakerId") == "roamer-1")
+            }
+            host.send(["type": "end", "id": "e"])
+            #expect(await host.expect("ended")?.string("cause") == "hostEnded")
+            let run = try await botRun
+            #expect(run.status == 0, "\(run)")
+            let summary = try BotSummary(json: run.stdout)
+            #expect(summary.linesSpoken == 3)
+            // n2, then n1 (the redirect), then n1 again after the drop (where its seat is).
+            #expect(summary.players.first?.connections == 3)
+            #expect(summary.players.first?.problems == [])
+            #expect(summary.resumes.first?.complete == true)
         }
-        let (host, _) = try await ClusterIntegrationTests.player(n1, "hostess")
-        host.send(["type": "host", "id": "h", "scenarioId": "hotel-check-in"])
-        let code = try #require(await host.expect("joined")?.object("session")?.string("joinCode"))
-        // The bot is given n2; the session is on n1.
-        async let botRun = play(n2.port, tokens("roamer", 1) + ["--join", code, "--lines", "3", "--drop-after", "1",
-                                                                  "--pace-ms", "20", "--json"])
-        for _ in 0..<3 {
-            let line = try #require(await host.expect("line", seconds: 20))
-            #expect(line.object("line")?.string("speakerId") == "roamer-1")
-        }
-        host.send(["type": "end", "id": "e"])
-        #expect(await host.expect("ended")?.string("cause") == "hostEnded")
-        let run = try await botRun
-        #expect(run.status == 0, "\(run)")
-        let summary = try BotSummary(json: run.stdout)
-        #expect(summary.linesSpoken == 3)
-        // n2, then n1 (the redirect), then n1 again after the drop (where its seat is).
-        #expect(summary.players.first?.connections == 3)
-        #expect(summary.players.first?.problems == [])
-        #expect(summary.resumes.first?.complete == true)
     }
 
     @Test("Argument errors exit with 64 and say what is wrong")

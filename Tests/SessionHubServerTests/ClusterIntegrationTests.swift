@@ -29,6 +29,22 @@ struct ClusterIntegrationTests {
         return Node(id: id, server: server, port: port)
     }
 
+    /// Runs `body` with two nodes, `n1` and `n2`, on a fresh in-memory cluster, then shuts both down.
+    static func withTwoNodes(_ body: (InMemoryCluster, Node, Node) async throws -> Void) async throws {
+        let cluster = InMemoryCluster()
+        let n1 = try await start(cluster, "n1")
+        let n2 = try await start(cluster, "n2")
+        do {
+            try await body(cluster, n1, n2)
+        } catch {
+            await n1.server.shutdown()
+            await n2.server.shutdown()
+            throw error
+        }
+        await n1.server.shutdown()
+        await n2.server.shutdown()
+    }
+
     static func player(_ node: Node, _ user: String) async throws -> (HubTestClient, JSONObject) {
         let client = try await HubTestClient.connect(port: node.port, token: HubTestServer.token(user))
         let welcome = try #require(await client.expect("welcome"))

@@ -57,20 +57,18 @@ struct JoinCodeLookupIntegrationTests {
     }
 
     @Test func aClusterNodeNamesTheOwnersPublicURL() async throws {
-        let cluster = InMemoryCluster()
-        let n1 = try await ClusterIntegrationTests.start(cluster, "n1")
-        let n2 = try await ClusterIntegrationTests.start(cluster, "n2")
-        defer { Task { await n1.server.shutdown(); await n2.server.shutdown() } }
-        let (ana, _) = try await ClusterIntegrationTests.player(n1, "ana")
-        ana.send(["type": "host", "id": "h", "scenarioId": "ordering-coffee"])
-        let session = try #require(await ana.expect("joined")?.object("session"))
-        let code = try #require(session.string("joinCode"))
-        for node in [n1, n2] {
-            let found = try await HTTPTestClient.request("GET", port: node.port, "/api/join-codes/\(code)", token: HubTestServer.token("ben"))
-            #expect(found.status == 200)
-            #expect(found.json?["node"] as? String == "n1")
-            #expect(found.json?["url"] as? String == "ws://front/node/n1/ws")
-            #expect(found.json?["sessionId"] as? String == session.string("sessionId"))
+        try await ClusterIntegrationTests.withTwoNodes { cluster, n1, n2 in
+            let (ana, _) = try await ClusterIntegrationTests.player(n1, "ana")
+            ana.send(["type": "host", "id": "h", "scenarioId": "ordering-coffee"])
+            let session = try #require(await ana.expect("joined")?.object("session"))
+            let code = try #require(session.string("joinCode"))
+            for node in [n1, n2] {
+                let found = try await HTTPTestClient.request("GET", port: node.port, "/api/join-codes/\(code)", token: HubTestServer.token("ben"))
+                #expect(found.status == 200)
+                #expect(found.json?["node"] as? String == "n1")
+                #expect(found.json?["url"] as? String == "ws://front/node/n1/ws")
+                #expect(found.json?["sessionId"] as? String == session.string("sessionId"))
+            }
         }
     }
 }
