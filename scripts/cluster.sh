@@ -53,18 +53,10 @@ for n in n1 n2 n3; do
   timeout 60 bash -c "until curl -fs http://127.0.0.1:${PORT[$n]}/readyz >/dev/null; do sleep 0.2; done" \
     || { echo "[cluster] node $n did not become ready; log: $WORK/$n.log" >&2; exit 1; }
 done
-{
-  printf 'global\n    maxconn 4096\ndefaults\n    mode http\n    timeout connect 2s\n    timeout client 90s\n'
-  printf '    timeout server 90s\n    timeout tunnel 120s\nfrontend front\n    bind 127.0.0.1:%s\n' "$FRONT"
-  for n in n1 n2 n3; do printf '    use_backend node_%s if { path_beg /node/%s/ }\n' "$n" "$n"; done
-  printf '    default_backend any_node\nbackend any_node\n    balance leastconn\n    option httpchk GET /readyz\n'
-  printf '    http-check expect status 200\n    default-server check inter 500ms fall 2 rise 2\n'
-  for n in n1 n2 n3; do printf '    server %s 127.0.0.1:%s\n' "$n" "${PORT[$n]}"; done
-  for n in n1 n2 n3; do
-    printf 'backend node_%s\n    http-request set-path %%[path,regsub(^/node/%s,)]\n    server %s 127.0.0.1:%s\n' \
-      "$n" "$n" "$n" "${PORT[$n]}"
-  done
-} >"$WORK/haproxy.cfg"
+# The shipped configuration (deploy/haproxy/sessionhub.cfg) on this run's ports.
+sed -e "s/bind 127\.0\.0\.1:8080\b/bind 127.0.0.1:$FRONT/" \
+    -e "s/127\.0\.0\.1:8081\b/127.0.0.1:${PORT[n1]}/" -e "s/127\.0\.0\.1:8082\b/127.0.0.1:${PORT[n2]}/" \
+    -e "s/127\.0\.0\.1:8083\b/127.0.0.1:${PORT[n3]}/" "$ROOT/deploy/haproxy/sessionhub.cfg" >"$WORK/haproxy.cfg"
 haproxy -db -f "$WORK/haproxy.cfg" >"$WORK/haproxy.log" 2>&1 &
 PIDS+=($!)
 

@@ -6,7 +6,7 @@ Usage:
 
 Starts three `sessionhub serve` nodes on the database (fixed loopback ports, one shared secret,
 heartbeat 0.5 s, liveness timeout 3 s) and HAProxy in front (bare /ws least-connections over the
-ready nodes, /node/<id>/... to one node), then runs three scenarios, each printing PASS/FAIL lines:
+ready nodes, /node/<id>/... to one node: deploy/haproxy/sessionhub.cfg on this run's ports), then runs three scenarios, each printing PASS/FAIL lines:
 
   kill      6 shared sessions of 3 premium players spread over the nodes (hosts through the front,
             guests following `session_elsewhere`); in the middle of a burst of lines the busiest
@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -96,22 +97,14 @@ class Cluster:
             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
 
     def start_haproxy(self):
-        lines = ["global", "    maxconn 4096", "defaults", "    mode http", "    timeout connect 2s",
-                 "    timeout client 60s", "    timeout server 60s", "    timeout tunnel 120s",
-                 "frontend front", "    bind 127.0.0.1:%d" % self.front]
-        for node in self.ports:
-            lines.append("    use_backend node_%s if { path_beg /node/%s/ }" % (node, node))
-        lines += ["    default_backend any_node", "backend any_node", "    balance leastconn",
-                  "    option httpchk GET /readyz", "    http-check expect status 200",
-                  "    default-server check inter 300ms fall 2 rise 2"]
-        for node, port in self.ports.items():
-            lines.append("    server %s 127.0.0.1:%d" % (node, port))
-        for node, port in self.ports.items():
-            lines += ["backend node_%s" % node, "    http-request set-path %%[path,regsub(^/node/%s,)]" % node,
-                      "    server %s 127.0.0.1:%d" % (node, port)]
+        """HAProxy with the shipped configuration (deploy/haproxy/sessionhub.cfg), on this run's ports."""
+        with open(os.path.join(self.root, "deploy", "haproxy", "sessionhub.cfg")) as f:
+            text = f.read()
+        text = re.sub(r"bind 127\.0\.0\.1:8080\b", "bind 127.0.0.1:%d" % self.front, text)
+        text = re.sub(r"127\.0\.0\.1:808([1-3])\b", lambda m: "127.0.0.1:%d" % self.ports["n" + m.group(1)], text)
         path = os.path.join(self.work, "haproxy.cfg")
         with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
+            f.write(text)
         log = open(os.path.join(self.work, "haproxy.log"), "ab")
         self.haproxy = subprocess.Popen(["haproxy", "-db", "-f", path], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
 
