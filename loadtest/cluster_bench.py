@@ -3,7 +3,8 @@
 
   1. journal append latency, SQLite vs PostgreSQL, at the fan-out run's line rate
      (`sessionhub-loadtest journal`);
-  2. fan-out latency p50/p99 of one SQLite node vs a 3-node cluster on PostgreSQL at the same
+  2. fan-out latency p50/p99 of one SQLite node, one PostgreSQL node (the journal's share) and a
+     3-node cluster on PostgreSQL (the same machine's cores shared by three processes) at the same
      offered load (`sessionhub-loadtest sessions`: session i on node i mod 3, every member on the
      node that owns it, as after a join followed its redirect: no data path between nodes);
   3. failover time over N kills: each round plays 3 shared sessions through HAProxy, kill -9s the
@@ -34,6 +35,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "Tests", "Cluster"))
 import cluster_test as ct  # noqa: E402  (the cluster and player of the failover test)
 
 ct.LIVENESS = 5.0          # the product's default, not the test's shorter one
+# Every connection comes from 127.0.0.1, and a user may hold many: lift the per-address and
+# per-user caps (as loadtest/run.sh does).
+LIFT_CAPS = ["--server-max-connections-per-address", "1000000", "--server-max-unauthenticated-per-address", "1000000",
+             "--connection-max-per-user", "10000"]
 
 
 def quantile(values, q):
@@ -54,6 +59,8 @@ def loadtest_sessions(args, urls, label, out):
             report = json.load(f)
     except (OSError, ValueError):
         raise SystemExit("loadtest %s failed (%d): %s" % (label, done.returncode, done.stderr[-2000:]))
+    if report.get("connectFailures"):
+        raise SystemExit("loadtest %s: %d connections failed: %s" % (label, report["connectFailures"], report.get("errors")))
     return report
 
 
@@ -67,15 +74,18 @@ async def wait_http(port, timeout=60):
     raise SystemExit("port %d not ready" % port)
 
 
-async def single_node(args):
+async def single_node(args, postgres=False):
+    """One node alone, on SQLite or on the benchmark's PostgreSQL; the sessions load against it."""
     port = ct.free_port()
-    log = open(os.path.join(args.work, "single.log"), "ab")
-    proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--database",
-                             os.path.join(args.work, "single.sqlite"), "--secret-file", args.secret, "--threads", "1"],
-                            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    label = "single-pg" if postgres else "single"
+    store = (["--database-url", args.postgres_url, "--node-id", "solo"] if postgres
+             else ["--database", os.path.join(args.work, "single.sqlite")])
+    log = open(os.path.join(args.work, label + ".log"), "ab")
+    proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--secret-file", args.secret,
+                             "--threads", "1"] + store + LIFT_CAPS, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:
         await wait_http(port)
-        return loadtest_sessions(args, ["ws://127.0.0.1:%d/ws" % port], "single", os.path.join(args.work, "single.json"))
+        return loadtest_sessions(args, ["ws://127.0.0.1:%d/ws" % port], label, os.path.join(args.work, label + ".json"))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -136,8 +146,11 @@ async def main(args):
     print("fan-out: one node on SQLite, %d sessions x %d players, %.0f deliveries/s offered ..." % (
         args.sessions, args.players, lines_per_second * args.players), flush=True)
     single = await single_node(args)
+    print("fan-out: one node on PostgreSQL ...", flush=True)
+    single_pg = await single_node(args, postgres=True)
     cluster = ct.Cluster(args)
     cluster.secret = args.secret
+    cluster.extra_args = LIFT_CAPS
     try:
         await cluster.start()
         cluster.admin = cluster.mint("bench-admin", "Operator", admin=True)
@@ -145,8 +158,8 @@ async def main(args):
         urls = ["ws://127.0.0.1:%d/ws" % cluster.ports[n] for n in sorted(cluster.ports)]
         three = loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster.json"))
         results["fanout"] = {}
-        for name, report in (("1 node, SQLite", single), ("3 nodes, PostgreSQL", three)):
-            results["fanout"][name] = {"deliveriesPerSecond": report["deliveriesPerSecond"], "p50": report["fanout"]["p50"],
+        for name, report in (("1 node, SQLite", single), ("1 node, PostgreSQL", single_pg), ("3 nodes, PostgreSQL", three)):
+            results["fanout"][name] = {"deliveriesPerSecond": report.get("steadyDeliveriesPerSecond") or report["deliveriesPerSecond"], "p50": report["fanout"]["p50"],
                                        "p99": report["fanout"]["p99"], "lost": report["lost"], "duplicated": report["duplicated"]}
 
         # 3. Failover.

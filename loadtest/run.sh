@@ -44,7 +44,7 @@ trap 'exit 130' INT TERM
 
 # Every connection comes from 127.0.0.1, and a user may hold many: lift the per-address and
 # per-user caps (docs/OPERATIONS.md) far above any run's connection count.
-LIFT_CAPS=(--server-max-connections-per-address 1000000 --server-max-unauthenticated-per-address 1000000 --connection-max-per-user 1000000)
+LIFT_CAPS=(--server-max-connections-per-address 1000000 --server-max-unauthenticated-per-address 1000000 --connection-max-per-user 10000)
 "${SRV_PIN[@]}" "$HUB_BIN" serve --port 0 --port-file "$DATA/port" --enable-rooms --enable-echo --log-level "${HUB_LOG_LEVEL:-warning}" \
   --secret-file "$DATA/secret" --database "$DATA/hub.sqlite" "${LIFT_CAPS[@]}" ${HUB_ARGS:-} >"$HERE/.run/hub-$MODE.log" 2>&1 &
 HUB_PID=$!

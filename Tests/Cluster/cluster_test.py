@@ -83,6 +83,7 @@ class Cluster:
         self.haproxy = None
         self.admin = None
         self.stopped = set()
+        self.extra_args = []     # more `serve` options for every node (the benchmark lifts the per-address caps)
 
     def public_url(self, node):
         return "ws://127.0.0.1:%d/node/%s/ws" % (self.front, node)
@@ -93,7 +94,7 @@ class Cluster:
             [self.bin, "serve", "--host", "127.0.0.1", "--port", str(self.ports[node]), "--database-url", self.db,
              "--node-id", node, "--public-url", self.public_url(node), "--secret-file", self.secret,
              "--cluster-heartbeat-interval", str(HEARTBEAT), "--cluster-liveness-timeout", str(LIVENESS),
-             "--session-grace-window", "60", "--threads", "1", "--log-format", "json"],
+             "--session-grace-window", "60", "--threads", "1", "--log-format", "json"] + self.extra_args,
             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
 
     def start_haproxy(self):
