@@ -7,6 +7,8 @@
 #
 #   loadtest/compare.sh                   hub + go node python swift
 #   loadtest/compare.sh hub go            some of them (hub go node python swift)
+#   loadtest/compare.sh hub-path [D ...]  the hub's /ws path against its raw relay: server CPU µs per
+#                                         delivery and their ratio at D deliveries/s (loadtest/hub-path.sh)
 #
 # Environment (defaults in brackets):
 #   ROOMS [100] MEMBERS [5] RATE [10] DURATION [20] SIZE [100]  the rooms load (as the peers' bench.sh)
@@ -28,6 +30,7 @@ MAIN="$(cd "$HERE/.." && pwd)"
 : "${PEERS_SRC:=$(cd "$MAIN/../shared/peers" 2>/dev/null && pwd || echo /work/shared/peers)}"
 : "${RESULTS_DIR:=$HERE/results}"
 
+if [ "${1:-}" = hub-path ]; then shift; exec "$HERE/hub-path.sh" "$@"; fi
 WANT=()
 for a in "$@"; do
   case "$a" in
