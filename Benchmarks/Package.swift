@@ -39,6 +39,17 @@ let package = Package(
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
         ),
+        .executableTarget(
+            name: "Protocol",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HubProtocol", package: "SessionHub"),
+            ],
+            path: "Benchmarks/Protocol",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
