@@ -1,8 +1,9 @@
 // swift-tools-version:6.1
-// Benchmarks of the SessionHub package: the WebSocket codec (target `Codec`, module `WebSocket`) and
-// SQLite storage (target `Storage`, modules `HubStorage` and `HubDomain`).
+// Benchmarks of the SessionHub package: the WebSocket codec (target `Codec`, module `WebSocket`),
+// SQLite storage (target `Storage`, modules `HubStorage` and `HubDomain`) and the hub's own path for
+// one `say` (target `HubPath`, modules `HubProtocol`, `HubDomain` and `WebSocketTransport`).
 // A separate package so the project itself never depends on ordo-one/benchmark.
-// Run: cd Benchmarks && swift package --disable-sandbox benchmark [--target Codec|Storage]   (see README.md)
+// Run: cd Benchmarks && swift package --disable-sandbox benchmark [--target Codec|Storage|HubPath]   (see README.md)
 import PackageDescription
 
 let package = Package(
@@ -46,6 +47,20 @@ let package = Package(
                 .product(name: "HubProtocol", package: "SessionHub"),
             ],
             path: "Benchmarks/Protocol",
+            plugins: [
+                .plugin(name: "BenchmarkPlugin", package: "benchmark"),
+            ]
+        ),
+        .executableTarget(
+            name: "HubPath",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HubDomain", package: "SessionHub"),
+                .product(name: "HubProtocol", package: "SessionHub"),
+                .product(name: "WebSocket", package: "SessionHub"),
+                .product(name: "WebSocketTransport", package: "SessionHub"),
+            ],
+            path: "Benchmarks/HubPath",
             plugins: [
                 .plugin(name: "BenchmarkPlugin", package: "benchmark"),
             ]
