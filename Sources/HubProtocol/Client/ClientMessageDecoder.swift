@@ -11,88 +11,11 @@ public struct ClientMessageDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
 
-    /// Every field any client message may carry; which ones are required depends on `type`.
-    private struct Envelope: Decodable {
-        var type: String?
-        var id: RequestID?
-        var protocolVersion: Int?
-        var token: String?
-        var scenarioId: String?
-        var maxPlayers: Int?
-        var code: String?
-        var resumeToken: String?
-        var lastSeq: Int?
-        var textNative: String?
-        var textTranslated: String?
-        var clientId: String?
-        var lineId: String?
-        var correctedText: String?
-        var explanation: String?
-        var issueTypes: [String]?
-        var recastId: String?
-        var limit: Int?
-        var before: Int64?
-        var sessionId: String?
-        var profile: Present?
-    }
-
-    /// A field that only needs to be there (its content is read elsewhere).
-    private struct Present: Decodable {
-        init(from decoder: any Decoder) throws {
-            guard (try? decoder.container(keyedBy: AnyKey.self)) != nil else {
-                throw DecodingError.typeMismatch([String: String].self, .init(codingPath: decoder.codingPath,
-                                                                               debugDescription: "an object is expected"))
-            }
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    /// A request id: a JSON string or integer.
-    private struct RequestID: Decodable {
-        var text: String
-        init(text: String) { self.text = text }
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let string = try? container.decode(String.self) {
-                text = string
-            } else {
-                text = String(try container.decode(Int64.self))
-            }
-        }
-    }
-
     /// Decodes one message. A plain message (``PlainEnvelopeScanner``: the usual case) is read in
     /// one pass over its bytes; any other goes through Foundation's decoder, which decides every
     /// error.
     public func decode(_ data: Data) -> Result<ClientMessage, ProtocolError> {
-        guard let fields = PlainEnvelopeScanner.scan(data) else { return decodeWithFoundation(data) }
-        var envelope = Envelope()
-        envelope.type = fields.type
-        envelope.id = fields.id.map(RequestID.init(text:))
-        envelope.protocolVersion = fields.protocolVersion
-        envelope.token = fields.token
-        envelope.scenarioId = fields.scenarioId
-        envelope.maxPlayers = fields.maxPlayers
-        envelope.code = fields.code
-        envelope.resumeToken = fields.resumeToken
-        envelope.lastSeq = fields.lastSeq
-        envelope.textNative = fields.textNative
-        envelope.textTranslated = fields.textTranslated
-        envelope.clientId = fields.clientId
-        envelope.lineId = fields.lineId
-        envelope.correctedText = fields.correctedText
-        envelope.explanation = fields.explanation
-        envelope.issueTypes = fields.issueTypes
-        envelope.recastId = fields.recastId
-        envelope.limit = fields.limit
-        envelope.before = fields.before
-        envelope.sessionId = fields.sessionId
+        guard let envelope = PlainEnvelopeScanner.scan(data) else { return decodeWithFoundation(data) }
         return interpret(envelope, data)
     }
 
@@ -100,9 +23,9 @@ public struct ClientMessageDecoder: Sendable {
     /// message took before the fast path and which ``decode(_:)`` falls back to. Gives the same
     /// answer as ``decode(_:)``, slower; public for the tests and benchmarks that compare the two.
     public func decodeWithFoundation(_ data: Data) -> Result<ClientMessage, ProtocolError> {
-        let envelope: Envelope
+        let envelope: ClientEnvelope
         do {
-            envelope = try JSONDecoder().decode(Envelope.self, from: data)
+            envelope = try JSONDecoder().decode(ClientEnvelope.self, from: data)
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             let field = context.codingPath.first?.stringValue ?? "?"
             return .failure(ProtocolError(.invalidField, "field \(field) has an invalid value (numbers must be integers)",
@@ -127,7 +50,7 @@ public struct ClientMessageDecoder: Sendable {
     }
 
     /// The message an envelope makes, or the error of its fields.
-    private func interpret(_ envelope: Envelope, _ data: Data) -> Result<ClientMessage, ProtocolError> {
+    private func interpret(_ envelope: ClientEnvelope, _ data: Data) -> Result<ClientMessage, ProtocolError> {
         let ref = envelope.id?.text
         if let ref, ref.utf8.count > Self.maxIDBytes {
             return .failure(ProtocolError(.invalidField, "id is limited to \(Self.maxIDBytes) bytes"))
@@ -208,7 +131,7 @@ public struct ClientMessageDecoder: Sendable {
     /// The `id` of a message whose other fields failed, so the error can still carry `ref`; nil
     /// when it is over the 64-byte limit of ids (such an id is never echoed).
     private static func bestEffortID(_ data: Data) -> String? {
-        struct OnlyID: Decodable { var id: RequestID? }
+        struct OnlyID: Decodable { var id: ClientEnvelope.RequestID? }
         guard let id = (try? JSONDecoder().decode(OnlyID.self, from: data))?.id?.text,
               id.utf8.count <= maxIDBytes else { return nil }
         return id

@@ -10,32 +10,8 @@ import Foundation
 /// leading zero, an overflow, a key with an escape, a repeated known key, a nested value under an
 /// unknown key, an object `profile`, malformed JSON or text that is not UTF-8. So the fast path
 /// never decides an error, and where it answers, it answers as Foundation would
-/// (`ClientMessageDecoderTests` checks the two paths agree on generated and mutated messages).
+/// (`PlainEnvelopeScannerTests` checks the two paths agree on generated and mutated messages).
 struct PlainEnvelopeScanner {
-    /// Every field the fast path reads; ``ClientMessageDecoder`` maps it onto its envelope.
-    struct Fields {
-        var type: String?
-        var id: String?
-        var protocolVersion: Int?
-        var token: String?
-        var scenarioId: String?
-        var maxPlayers: Int?
-        var code: String?
-        var resumeToken: String?
-        var lastSeq: Int?
-        var textNative: String?
-        var textTranslated: String?
-        var clientId: String?
-        var lineId: String?
-        var correctedText: String?
-        var explanation: String?
-        var issueTypes: [String]?
-        var recastId: String?
-        var limit: Int?
-        var before: Int64?
-        var sessionId: String?
-    }
-
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 
@@ -44,7 +20,7 @@ struct PlainEnvelopeScanner {
     }
 
     /// The fields of `data`, or nil when it is not a plain message.
-    static func scan(_ data: Data) -> Fields? {
+    static func scan(_ data: Data) -> ClientEnvelope? {
         data.withUnsafeBytes { raw in
             var scanner = PlainEnvelopeScanner(raw)
             return scanner.object()
@@ -53,10 +29,10 @@ struct PlainEnvelopeScanner {
 
     // MARK: Grammar
 
-    private mutating func object() -> Fields? {
+    private mutating func object() -> ClientEnvelope? {
         skipSpace()
         guard take(UInt8(ascii: "{")) else { return nil }
-        var fields = Fields()
+        var fields = ClientEnvelope()
         var seen: UInt32 = 0
         skipSpace()
         if take(UInt8(ascii: "}")) { return end() ? fields : nil }
@@ -104,11 +80,12 @@ struct PlainEnvelopeScanner {
         return bits
     }()
 
-    private mutating func read(_ key: String, into fields: inout Fields) -> Bool {
+    private mutating func read(_ key: String, into fields: inout ClientEnvelope) -> Bool {
         switch key {
         case "id":
-            if peek == UInt8(ascii: "\"") { fields.id = string() } else { fields.id = integer(Int64.self).map { String($0) } }
-            return fields.id != nil
+            let text = peek == UInt8(ascii: "\"") ? string() : integer(Int64.self).map { String($0) }
+            fields.id = text.map(ClientEnvelope.RequestID.init(text:))
+            return text != nil
         case "protocolVersion": fields.protocolVersion = integer(Int.self); return fields.protocolVersion != nil
         case "maxPlayers": fields.maxPlayers = integer(Int.self); return fields.maxPlayers != nil
         case "lastSeq": fields.lastSeq = integer(Int.self); return fields.lastSeq != nil
