@@ -8,7 +8,7 @@ let package = Package(
     name: "sessionhub-loadtest",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: ".."),
+        .package(name: "SessionHub", path: ".."),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
@@ -18,12 +18,12 @@ let package = Package(
         .executableTarget(
             name: "sessionhub-loadtest",
             dependencies: [
-                .product(name: "WebSocketTransport", package: "main"),
-                .product(name: "WebSocket", package: "main"),
-                .product(name: "HubProtocol", package: "main"),
-                .product(name: "HubDomain", package: "main"),
-                .product(name: "HubStorage", package: "main"),
-                .product(name: "HubStoragePostgres", package: "main"),
+                .product(name: "WebSocketTransport", package: "SessionHub"),
+                .product(name: "WebSocket", package: "SessionHub"),
+                .product(name: "HubProtocol", package: "SessionHub"),
+                .product(name: "HubDomain", package: "SessionHub"),
+                .product(name: "HubStorage", package: "SessionHub"),
+                .product(name: "HubStoragePostgres", package: "SessionHub"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
