@@ -137,7 +137,7 @@ struct ServeCommand: AsyncParsableCommand {
             persistence = .inMemory()
         } else {
             do {
-                persistence = try .sqlite(path: database, logger: logger)
+                persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval)
             } catch {
                 logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])
                 throw ExitCode(74)

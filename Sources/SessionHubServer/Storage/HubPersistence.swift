@@ -1,6 +1,7 @@
 import HubDomain
 import HubStorage
 import Logging
+import NIOCore
 
 /// Where the hub keeps what must outlive a connection or the process: the session journal,
 /// history, learner records and the repositories behind the HTTP API, plus the upkeep they need.
@@ -59,10 +60,12 @@ public struct HubPersistence: Sendable {
 
     /// The SQLite file at `path` (created with its directories and schema when missing): one
     /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit
-    /// ``SQLiteJournal`` on the same connection. Upkeep retries sealed history writes.
-    public static func sqlite(path: String, logger: Logger) throws -> HubPersistence {
+    /// ``SQLiteJournal`` on the same connection, committing at most once per `commitInterval`
+    /// (``HubServerConfiguration/journalCommitInterval``). Upkeep retries sealed history writes.
+    public static func sqlite(path: String, logger: Logger,
+                              commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
-        let journal = SQLiteJournal(database: store.database)
+        let journal = SQLiteJournal(database: store.database, commitInterval: .nanoseconds(commitInterval.nanoseconds))
         let stores = HubStores(profiles: store, history: store, progress: store)
         return HubPersistence(
             journal: journal, history: store, learners: store, stores: stores,

@@ -215,7 +215,10 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
             statistics?.noteDroppedFrame()
             return
         }
-        if let compressed = frame.compressedBytes, let parameters = connection.compression, parameters.serverMaxWindowBits == 15 {
+        // Only a recipient that negotiated deflate (15-bit window) asks for the compressed
+        // variant: asking compresses the broadcast (once, for all such recipients).
+        if let parameters = connection.compression, parameters.serverMaxWindowBits == 15,
+           let compressed = frame.compressedBytes {
             writeFrame(compressed)
         } else {
             writeFrame(frame.bytes)
