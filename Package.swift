@@ -138,6 +138,7 @@ let package = Package(
                 "SessionHubServer",
                 "HubDomain",
                 "HubStorage",
+                "HubProtocol",
                 "HubStoragePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -187,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "HubStorageTests",
             dependencies: [
-                "HubStorage", "HubStoragePostgres", "HubDomain",
+                "HubStorage", "HubStoragePostgres", "HubDomain", "HubProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -39,11 +39,15 @@ public final class PostgresJournal: RecoverableJournal {
     let pool: PostgresPool
     private let epochs = Mutex<[String: Int64]>([:])
     private let queue = Mutex((pending: [Pending](), committing: false, commits: 0))
+    private let decoder: (any SessionEventDecoder)?
 
     /// A journal for node `nodeId` on `pool`.
-    public init(pool: PostgresPool, nodeId: String) {
+    /// - Parameter decoder: reads back entries stored as their broadcast's wire text
+    ///   (``HubDomain/JournalEntry/text``, ``JournalBody``); without one, such rows cannot be read.
+    public init(pool: PostgresPool, nodeId: String, decoder: (any SessionEventDecoder)? = nil) {
         self.pool = pool
         self.nodeId = nodeId
+        self.decoder = decoder
     }
 
     /// Transactions committed so far (one per batch), for tests and metrics.
@@ -85,10 +89,10 @@ public final class PostgresJournal: RecoverableJournal {
 
     public func append(_ entry: JournalEntry) async throws {
         guard let epoch = heldEpoch(entry.sessionId) else { throw JournalFailure.fenced(sessionId: entry.sessionId) }
-        let event = StoredSessionEvent(entry.event)
-        let body = try PostgresStore.json(event)
+        let (kind, bytes) = try JournalBody.encode(entry)
+        let body = String(decoding: bytes, as: UTF8.self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let pending = Pending(entry: entry, kind: event.kind.rawValue, body: body, epoch: epoch, continuation: continuation)
+            let pending = Pending(entry: entry, kind: kind, body: body, epoch: epoch, continuation: continuation)
             let start = queue.withLock { queue -> Bool in
                 queue.pending.append(pending)
                 guard !queue.committing else { return false }
@@ -145,7 +149,7 @@ public final class PostgresJournal: RecoverableJournal {
             """, logger: pool.logger)
         var entries: [JournalEntry] = []
         for try await (seq, timestamp, body) in rows.decode((Int64, Int64, String).self) {
-            let event = try PostgresStore.decode(StoredSessionEvent.self, json: body).event()
+            let event = try JournalBody.decode(body.utf8, decoder: decoder)
             entries.append(JournalEntry(sessionId: sessionId, seq: Int(seq), timestamp: timestamp, event: event))
         }
         return entries

@@ -1,4 +1,5 @@
 import HubDomain
+import HubProtocol
 import HubStorage
 import HubStoragePostgres
 import Logging
@@ -13,7 +14,7 @@ extension HubPersistence {
     public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,
                                 logger: Logger) async throws -> HubPersistence {
         let pool = try await PostgresPool.open(url, logger: logger)
-        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId)
+        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId, decoder: BroadcastDecoder())
         let store = PostgresStore(pool: pool, nodeId: node.nodeId)
         let cluster = PostgresClusterNode(local: node, internalURL: internalURL, pool: pool, journal: journal)
         var persistence = HubPersistence(

@@ -495,7 +495,8 @@ public actor LiveSession {
             drain()
         } else {
             outbox.append(Pending(seq: seq, encoded: encoded))
-            pendingEntries.append(JournalEntry(sessionId: id, seq: seq, timestamp: ports.clock.now(), event: event))
+            pendingEntries.append(JournalEntry(sessionId: id, seq: seq, timestamp: ports.clock.now(), event: event,
+                                               text: encoded.journalText))
         }
         return seq
     }

@@ -6,6 +6,19 @@ package struct StoredSessionEvent: Codable, Sendable, Equatable {
     /// The event's case; also stored in the journal's `kind` column.
     package enum Kind: String, Codable, Sendable {
         case participants, line, recast, recastAccepted, hostChanged, stats, ended
+
+        /// The kind of `event`.
+        package init(of event: SessionEvent) {
+            self = switch event {
+            case .participants: .participants
+            case .line: .line
+            case .recast: .recast
+            case .recastAccepted: .recastAccepted
+            case .hostChanged: .hostChanged
+            case .stats: .stats
+            case .ended: .ended
+            }
+        }
     }
 
     package var kind: Kind

@@ -17,8 +17,9 @@ import Synchronization
 /// survives a crash or `kill -9` of the process; only an OS crash or power loss can take back the
 /// last commits (docs/STORAGE.md).
 ///
-/// Entries are stored as JSON (a mirror of `SessionEvent` that names its `kind`, also kept in
-/// its own column). Rebuild after a restart with ``openSessions()`` and
+/// Each entry is stored as its broadcast's wire text when it carries it (encoded once, for the
+/// members and the journal; read back with the `decoder`), else as JSON mirroring `SessionEvent`
+/// (``JournalBody``); its `kind` is also kept in its own column. Rebuild after a restart with ``openSessions()`` and
 /// ``entries(sessionId:)``; forget a session with ``remove(sessionId:)`` once it is sealed into
 /// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
 public final class SQLiteJournal: RecoverableJournal {
@@ -27,7 +28,7 @@ public final class SQLiteJournal: RecoverableJournal {
         var seq: Int
         var timestamp: Int64
         var kind: String
-        var body: Data
+        var body: [UInt8]
         var continuation: CheckedContinuation<Void, any Error>
     }
 
@@ -54,14 +55,18 @@ public final class SQLiteJournal: RecoverableJournal {
     public let commitInterval: Duration
     private let intervalNanoseconds: UInt64
     private let ownsDatabase: Bool
+    private let decoder: (any SessionEventDecoder)?
     private let queue = DispatchQueue(label: "sessionhub.journal.commit", qos: .userInitiated)
     private let state = Mutex(State())
 
     /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
     /// journal and history writes take turns on one connection instead of polling SQLite's
     /// busy lock).
-    public init(database: SQLiteDatabase, commitInterval: Duration = .zero) {
+    /// - Parameter decoder: reads back entries stored as wire text (``HubDomain/JournalEntry/text``);
+    ///   without one, such rows cannot be read.
+    public init(database: SQLiteDatabase, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil) {
         self.database = database
+        self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = false
@@ -69,8 +74,9 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// A journal on its own connection to the database file at `path` (created and migrated
     /// if needed); ``close()`` closes it.
-    public init(path: String, commitInterval: Duration = .zero) throws {
+    public init(path: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil) throws {
         self.database = try SQLiteDatabase(path: path)
+        self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = true
@@ -79,11 +85,10 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Appends an entry; returns once its transaction committed. Throws ``StorageError`` when
     /// the commit failed or the journal is closed.
     public func append(_ entry: JournalEntry) async throws {
-        let event = StoredSessionEvent(entry.event)
-        let body = try SQLiteStore.encode(event)
+        let (kind, body) = try JournalBody.encode(entry)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = Pending(sessionId: entry.sessionId, seq: entry.seq, timestamp: entry.timestamp,
-                                  kind: event.kind.rawValue, body: body, continuation: continuation)
+                                  kind: kind, body: body, continuation: continuation)
             let admission = state.withLock { state -> Admission in
                 if state.closed { return .closed }
                 state.pending.append(pending)
@@ -138,7 +143,7 @@ public final class SQLiteJournal: RecoverableJournal {
         try database.withConnection { db in
             try db.query("SELECT seq, timestamp, body FROM journal WHERE session_id = ? ORDER BY seq",
                          [.text(sessionId)]) { row in
-                let event = try SQLiteStore.decode(StoredSessionEvent.self, from: row.data(2)).event()
+                let event = try JournalBody.decode(row.data(2), decoder: decoder)
                 return JournalEntry(sessionId: sessionId, seq: row.int(0), timestamp: row.int64(1), event: event)
             }
         }
@@ -206,7 +211,7 @@ public final class SQLiteJournal: RecoverableJournal {
                     try db.run("""
                         INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
                         """, [.text(entry.sessionId), .int(entry.seq), .integer(entry.timestamp), .text(entry.kind),
-                              .blob(entry.body)])
+                              .blob(Data(entry.body))])
                 }
                 if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
             }

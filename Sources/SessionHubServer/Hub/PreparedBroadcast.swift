@@ -8,4 +8,7 @@ struct PreparedBroadcast: EncodedEvent {
     let type: String
     /// Uptime (ns) when the change was accepted and encoded: fan-out latency starts here.
     let acceptedAt: UInt64
+
+    /// The JSON text members receive, for the journal (encoded once).
+    var journalText: [UInt8]? { Array(frame.payload.readableBytesView) }
 }

@@ -1,4 +1,5 @@
 import HubDomain
+import HubProtocol
 import HubStorage
 import Logging
 import NIOCore
@@ -65,7 +66,8 @@ public struct HubPersistence: Sendable {
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
-        let journal = SQLiteJournal(database: store.database, commitInterval: .nanoseconds(commitInterval.nanoseconds))
+        let journal = SQLiteJournal(database: store.database, commitInterval: .nanoseconds(commitInterval.nanoseconds),
+                                    decoder: BroadcastDecoder())
         let stores = HubStores(profiles: store, history: store, progress: store)
         return HubPersistence(
             journal: journal, history: store, learners: store, stores: stores,

@@ -16,6 +16,9 @@ public struct PreparedFrame: Sendable {
     /// compressed.
     public var compressedBytes: ByteBuffer? { deflated?.frame() }
 
+    /// The uncompressed payload: a view of ``bytes`` without the frame header (no copy).
+    public var payload: ByteBuffer { Self.payloadSlice(of: bytes) ?? ByteBuffer() }
+
     /// Encodes `message` as a single unmasked, uncompressed frame.
     public init(_ message: WebSocketMessage, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
         switch message {
