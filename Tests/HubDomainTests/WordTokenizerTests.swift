@@ -1,4 +1,4 @@
-import HubDomain
+@testable import HubDomain
 import Testing
 
 @Suite("WordTokenizer")
@@ -48,5 +48,22 @@ struct WordTokenizerTests {
 
     @Test func separatesOnOtherWhitespaceAndSymbols() {
         #expect(WordTokenizer.words(in: "uno\ttres\ncuatro/cinco+seis_siete") == ["uno", "tres", "cuatro", "cinco", "seis", "siete"])
+    }
+
+    @Test("All-ASCII text takes the byte path and finds exactly the words of the character path")
+    func asciiPathMatchesCharacterPath() {
+        // A fixed seed: 20,000 random lines over an alphabet rich in separators and joiners.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            return state
+        }
+        let alphabet = Array("aZz09 '-'--.,!?\t\r\nQq\"()_;:Mm'")
+        for _ in 0..<20_000 {
+            let length = Int(next() % 40)
+            let text = String((0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] })
+            #expect(WordTokenizer.asciiWords(in: text) == WordTokenizer.characterWords(in: text), "\(text.debugDescription)")
+        }
+        #expect(WordTokenizer.asciiWords(in: "café") == nil)
     }
 }

@@ -19,6 +19,7 @@ extension LiveSession {
         let newWords = WordTokenizer.words(in: line.textNative).subtracting(sessionWords)
         if !newWords.isEmpty {
             sessionWords.formUnion(newWords)
+            for index in seats.indices { seats[index].meet(newWords) }
             for seat in seats where seat.present { statsDirty.insert(seat.user.id) }
         }
         statsDirty.insert(line.speakerId)

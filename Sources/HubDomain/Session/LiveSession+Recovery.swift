@@ -49,8 +49,8 @@ extension LiveSession {
         statsDirty.removeAll()
         guard !seats.isEmpty else { return .empty }
         for index in seats.indices {
-            seats[index].knownWords = await ports.learners.knownWords(userId: seats[index].user.id,
-                                                                      language: scenario.targetLanguage)
+            let known = await ports.learners.knownWords(userId: seats[index].user.id, language: scenario.targetLanguage)
+            seats[index].know(known, amid: sessionWords)
             seats[index].resumeToken = nil
             seats[index].link = nil
             seats[index].graceDeadline = seats[index].present ? now + configuration.graceWindowMillis : nil
@@ -74,7 +74,8 @@ extension LiveSession {
                 seats[index].mode = info.mode
             } else {
                 seats.append(Seat(user: HubUser(id: info.userId, displayName: info.displayName), roleName: info.roleName,
-                                  mode: info.mode, joinedAt: timestamp, resumeToken: nil, link: nil, knownWords: []))
+                                  mode: info.mode, joinedAt: timestamp, resumeToken: nil, link: nil, knownWords: [],
+                                  newVocabulary: sessionWords.count))
             }
             if info.isHost { hostId = info.userId }
         }

@@ -99,8 +99,9 @@ public actor LiveSession {
         } else {
             guard presentCount < maxPlayers else { throw HubError(.sessionFull, "the session is full (\(maxPlayers) players)") }
             let seat = Seat(user: user, roleName: nextRole(), mode: mode, joinedAt: now,
-                            resumeToken: token, link: link, knownWords: known)
+                            resumeToken: token, link: link, knownWords: [])
             seats.append(seat)
+            seats[seats.count - 1].know(known, amid: sessionWords)
             index = seats.count - 1
         }
         if hostId == nil { hostId = user.id }
@@ -447,7 +448,7 @@ public actor LiveSession {
     }
 
     private func stats(for seat: Seat, endedAt: Int64?, streak: Int) -> ParticipantStats {
-        let newWords = sessionWords.subtracting(seat.knownWords).count
+        let newWords = seat.newVocabulary
         let teamWin = isShared && goalReached
         let input = XPInput(linesSpoken: seat.linesSpoken, newWords: newWords, recastsReceived: seat.recastsReceived,
                             recastsAccepted: seat.recastsAccepted, recastsGivenAccepted: seat.recastsGivenAccepted,

@@ -16,8 +16,12 @@ struct Seat: Sendable {
     var present = true
     /// Broadcasts with a lower seq are already in what this participant was given.
     var deliverFrom = 0
-    /// Words the user had met in the scenario's language before this session.
+    /// Words the user had met in the scenario's language before this session; set it with
+    /// ``know(_:amid:)``.
     var knownWords: Set<String>
+    /// How many of the session's words are not in ``knownWords``: kept up to date as lines
+    /// come in (``meet(_:)``), so the live figures need no set difference per tick.
+    var newVocabulary = 0
 
     var linesSpoken = 0
     var recastsReceived = 0
@@ -27,4 +31,15 @@ struct Seat: Sendable {
     var weakSpots: [RecastIssueType: Int] = [:]
 
     var isConnected: Bool { present && link != nil }
+
+    /// Replaces what the user knew before the session; `sessionWords` are the words spoken so far.
+    mutating func know(_ words: Set<String>, amid sessionWords: Set<String>) {
+        knownWords = words
+        newVocabulary = sessionWords.count - sessionWords.intersection(words).count
+    }
+
+    /// Counts `words`, new to the session, that the user did not know.
+    mutating func meet(_ words: Set<String>) {
+        for word in words where !knownWords.contains(word) { newVocabulary += 1 }
+    }
 }

@@ -4,6 +4,53 @@
 public enum WordTokenizer {
     /// The distinct words of `text`.
     public static func words(in text: String) -> Set<String> {
+        asciiWords(in: text) ?? characterWords(in: text)
+    }
+
+    /// The same words for all-ASCII text, read byte by byte (no grapheme breaking); nil when
+    /// `text` has a byte outside ASCII (or its bytes are not contiguous).
+    static func asciiWords(in text: String) -> Set<String>? {
+        text.utf8.withContiguousStorageIfAvailable(asciiWords(in:)) ?? nil
+    }
+
+    private static func asciiWords(in bytes: UnsafeBufferPointer<UInt8>) -> Set<String>? {
+        var words = Set<String>()
+        var start = -1  // first byte of the current run, -1 when none
+        var word: [UInt8] = []
+        func flush(_ end: Int) {
+            guard start >= 0 else { return }
+            var last = end
+            // Trailing apostrophes and hyphens are not part of the word.
+            while last > start, bytes[last - 1] == UInt8(ascii: "'") || bytes[last - 1] == UInt8(ascii: "-") { last -= 1 }
+            if last > start {
+                word.removeAll(keepingCapacity: true)
+                for byte in bytes[start..<last] {
+                    word.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+                }
+                words.insert(String(decoding: word, as: UTF8.self))
+            }
+            start = -1
+        }
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x80 else { return nil }
+            let isAlphanumeric = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+            if isAlphanumeric {
+                if start < 0 { start = index }
+            } else if (byte == UInt8(ascii: "'") || byte == UInt8(ascii: "-")), start >= 0 {
+                continue
+            } else {
+                flush(index)
+            }
+        }
+        flush(bytes.count)
+        return words
+    }
+
+    /// The words of any text, character by character.
+    static func characterWords(in text: String) -> Set<String> {
         var words = Set<String>()
         var current = ""
         func flush() {
