@@ -23,6 +23,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private var context: ChannelHandlerContext?
     private var socket: WebSocketSocket?
     private var inRead = false
+    /// A ``LoopOutbox`` is writing to this connection among others; it flushes at the end.
+    private var deferringFlush = false
     private var needsFlush = false
     /// Starts true: the opening handshake counts as traffic, so a new connection gets the same
     /// 2–3 ping intervals before an idle close as one that just spoke, and is never pinged at
@@ -245,11 +247,27 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
             }
         }
         context.write(wrapOutboundOut(frame), promise: nil)
-        if inRead {
+        if inRead || deferringFlush {
             needsFlush = true
         } else {
             context.flush()
         }
+    }
+
+    /// Holds back flushes until ``endDeferredFlush()``; false when already holding them.
+    func beginDeferredFlush() -> Bool {
+        if deferringFlush { return false }
+        deferringFlush = true
+        return true
+    }
+
+    /// Flushes what was written since ``beginDeferredFlush()`` (unless a read in progress
+    /// flushes it when it completes).
+    func endDeferredFlush() {
+        deferringFlush = false
+        guard needsFlush, !inRead, let context else { return }
+        needsFlush = false
+        context.flush()
     }
 
     private func disconnectSlowConsumer(context: ChannelHandlerContext) {

@@ -19,6 +19,8 @@ public final class WebSocketSocket: Sendable {
     public let remoteAddress: SocketAddress?
 
     private let handler: NIOLoopBoundBox<WebSocketChannelHandler?>
+    /// Carries calls made off the loop onto it, batched with the loop's other connections.
+    private let outbox: LoopOutbox
     private let statistics: WebSocketStatistics?
     private let limiter: ConnectionLimiter?
 
@@ -40,6 +42,7 @@ public final class WebSocketSocket: Sendable {
         self.compression = compression
         self.remoteAddress = remoteAddress
         self.handler = NIOLoopBoundBox(handler, eventLoop: eventLoop)
+        self.outbox = LoopOutbox.on(eventLoop)
         self.statistics = statistics
         self.limiter = limiter
     }
@@ -65,10 +68,7 @@ public final class WebSocketSocket: Sendable {
         if eventLoop.inEventLoop {
             if let handler = handler.value { body(handler) } else { statistics?.noteDroppedFrame() }
         } else {
-            let box = handler
-            eventLoop.execute {
-                if let handler = box.value { body(handler) } else { statistics?.noteDroppedFrame() }
-            }
+            outbox.run(body, on: handler, statistics: statistics)
         }
     }
 
@@ -84,7 +84,11 @@ public final class WebSocketSocket: Sendable {
 
     /// Writes a frame encoded once for many recipients.
     public func send(_ frame: PreparedFrame) {
-        onLoop { $0.sendPrepared(frame) }
+        if eventLoop.inEventLoop {
+            if let handler = handler.value { handler.sendPrepared(frame) } else { statistics?.noteDroppedFrame() }
+        } else {
+            outbox.send(frame, to: handler, statistics: statistics)
+        }
     }
 
     /// Starts the close handshake; TCP closes when the peer answers or after the close timeout.
