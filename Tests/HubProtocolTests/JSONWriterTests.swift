@@ -41,4 +41,28 @@ struct JSONWriterTests {
         #expect(w.output == #"{"a":1,"b":null,"list":[true,{"x":"y"},-5],"z":false}"#)
         _ = try parse(w.output)
     }
+
+    @Test("Integers at the edges are written as Swift prints them")
+    func integers() {
+        for number: Int64 in [0, 9, 10, -1, -10, 99, 100, 1_700_000_000_123, .max, .min, .max - 1, .min + 1] {
+            var w = JSONWriter()
+            w.value(number)
+            #expect(w.output == String(number))
+        }
+        var w = JSONWriter()
+        w.value(Int.min)
+        #expect(w.output == String(Int.min))
+    }
+
+    @Test("Every control character is escaped and reads back")
+    func controlCharacters() throws {
+        let text = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) }) + "\u{7F}\""
+        var w = JSONWriter()
+        w.beginObject()
+        w.field("s", text)
+        w.endObject()
+        #expect(try parse(w.output)["s"] as? String == text)
+        #expect(w.output.utf8.allSatisfy { $0 >= 0x20 })
+        #expect(w.utf8 == Array(w.output.utf8))
+    }
 }

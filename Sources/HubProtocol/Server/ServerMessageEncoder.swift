@@ -5,6 +5,11 @@ import HubDomain
 public enum ServerMessageEncoder {
     /// A numbered session broadcast: `{"type":…,"sessionId":…,"seq":…,…}`.
     public static func broadcast(_ envelope: SessionEnvelope) -> String {
+        String(decoding: broadcastUTF8(envelope), as: UTF8.self)
+    }
+
+    /// ``broadcast(_:)`` as UTF-8 bytes, for the frame and the journal.
+    public static func broadcastUTF8(_ envelope: SessionEnvelope) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         switch envelope.event {
@@ -59,7 +64,7 @@ public enum ServerMessageEncoder {
             w.endArray()
         }
         w.endObject()
-        return w.output
+        return w.utf8
     }
 
     private static func header(_ w: inout JSONWriter, _ type: String, _ envelope: SessionEnvelope) {

@@ -9,7 +9,7 @@ struct FrameEventEncoder: SessionEventEncoder {
     let compressor: BroadcastCompressor?
 
     func encode(_ envelope: SessionEnvelope) -> any EncodedEvent {
-        PreparedBroadcast(frame: PreparedFrame(text: ServerMessageEncoder.broadcast(envelope), compressor: compressor),
+        PreparedBroadcast(frame: PreparedFrame(utf8: ServerMessageEncoder.broadcastUTF8(envelope), compressor: compressor),
                           type: Self.type(of: envelope.event), acceptedAt: DispatchTime.now().uptimeNanoseconds)
     }
 

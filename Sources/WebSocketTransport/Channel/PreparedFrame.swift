@@ -37,6 +37,20 @@ public struct PreparedFrame: Sendable {
         payload.moveWriterIndex(forwardBy: 14)
         payload.moveReaderIndex(forwardBy: 14)
         payload.writeString(text)
+        self.init(textPayload: payload, compressor: compressor, allocator: allocator)
+    }
+
+    /// A text frame of `utf8`, which must be valid UTF-8 (as a JSON writer's output is).
+    public init(utf8: [UInt8], compressor: BroadcastCompressor? = nil, allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        var payload = allocator.buffer(capacity: 14 + utf8.count)
+        payload.moveWriterIndex(forwardBy: 14)
+        payload.moveReaderIndex(forwardBy: 14)
+        payload.writeBytes(utf8)
+        self.init(textPayload: payload, compressor: compressor, allocator: allocator)
+    }
+
+    /// Frames a text payload that has 14 bytes of room before its reader index.
+    private init(textPayload payload: consuming ByteBuffer, compressor: BroadcastCompressor?, allocator: ByteBufferAllocator) {
         let frame = FrameEncoder.serverFrame(opcode: .text, payload: consume payload, allocator: allocator)
         bytes = frame
         // The payload as a slice of the frame's storage (no copy); only read if compressed.
