@@ -135,4 +135,20 @@ struct ProgressStoreTests {
             #expect(await store.knownWords(userId: "bob", language: "es").isEmpty)
         }
     }
+
+    @Test("An ending session's streaks and words are recorded for everyone at once, as one by one", arguments: StoreBackend.all)
+    func wholeSessionAtOnce(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            #expect(await store.streak(userId: "ana", endingAt: Day.mon23) == 1)
+            let streaks = await store.streaks(userIds: ["ana", "bob"], endingAt: Day.tue24 + 5)
+            #expect(streaks == ["ana": 2, "bob": 1])
+            #expect(await store.streaks(userIds: ["ana", "bob"], endingAt: Day.tue24 + 9) == ["ana": 2, "bob": 1])
+            await store.recordWords(["hola"], userId: "ana", language: "es")
+            await store.recordWords(["ana": ["hola", "café"], "bob": ["leche"], "cy": []], language: "es")
+            #expect(await store.knownWords(userId: "ana", language: "es") == ["hola", "café"])
+            #expect(await store.knownWords(userId: "bob", language: "es") == ["leche"])
+            #expect(await store.knownWords(userId: "cy", language: "es").isEmpty)
+            #expect(store.learnerRecordFailures == 0)
+        }
+    }
 }

@@ -284,8 +284,9 @@ public actor LiveSession {
         let endedAt = ports.clock.now()
         var finals: [ParticipantStats] = []
         var participants: [EndedParticipant] = []
+        let streaks = await ports.learners.streaks(userIds: seats.map(\.user.id), endingAt: endedAt)
         for seat in seats {
-            let streak = await ports.learners.streak(userId: seat.user.id, endingAt: endedAt)
+            let streak = streaks[seat.user.id] ?? 1
             let figures = stats(for: seat, endedAt: endedAt, streak: streak)
             finals.append(figures)
             participants.append(EndedParticipant(userId: seat.user.id, displayName: seat.user.displayName,
@@ -302,9 +303,11 @@ public actor LiveSession {
         if !results.values.contains(.error(.networkError)) {
             await ports.journal.closed(sessionId: id)
         }
+        var learned: [String: Set<String>] = [:]
         for participant in participants where !participant.newWords.isEmpty {
-            await ports.learners.recordWords(participant.newWords, userId: participant.userId, language: scenario.targetLanguage)
+            learned[participant.userId, default: []].formUnion(participant.newWords)
         }
+        if !learned.isEmpty { await ports.learners.recordWords(learned, language: scenario.targetLanguage) }
         let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
                                         goalReached: goalReached, participants: finals, history: results, ref: ref)
         endSummary = summary

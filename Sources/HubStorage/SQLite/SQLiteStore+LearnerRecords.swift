@@ -43,4 +43,40 @@ extension SQLiteStore: LearnerRecords {
             return 1
         }
     }
+
+    /// Every participant's words in one transaction.
+    public func recordWords(_ words: [String: Set<String>], language: String) async {
+        guard words.values.contains(where: { !$0.isEmpty }) else { return }
+        do {
+            try database.transaction { db in
+                for (userId, learned) in words.sorted(by: { $0.key < $1.key }) {
+                    for word in learned {
+                        try db.run("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
+                                   [.text(userId), .text(language), .text(word)])
+                    }
+                }
+            }
+        } catch {
+            noteLearnerFailure()
+        }
+    }
+
+    /// Every participant's streak in one transaction (each at least 1).
+    public func streaks(userIds: [String], endingAt now: Int64) async -> [String: Int] {
+        let day = UTCCalendar.day(ofEpochMs: now)
+        do {
+            return try database.transaction { db in
+                var streaks: [String: Int] = [:]
+                for userId in userIds {
+                    try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)",
+                               [.text(userId), .integer(day)])
+                    streaks[userId] = max(1, try Self.consecutiveDays(db, userId: userId, endingAt: day))
+                }
+                return streaks
+            }
+        } catch {
+            noteLearnerFailure()
+            return Dictionary(userIds.map { ($0, 1) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
 }
