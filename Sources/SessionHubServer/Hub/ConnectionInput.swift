@@ -2,6 +2,8 @@ import HubDomain
 
 /// What a connection's worker processes, in arrival order.
 enum ConnectionInput: Sendable {
+    /// The connection opened with a valid token on the upgrade: authenticate as its claims.
+    case upgradeAuthenticated(TokenClaims)
     /// A text message from the client.
     case text(String)
     /// The session joined as membership `generation` let go of this connection.
@@ -10,4 +12,6 @@ enum ConnectionInput: Sendable {
     case authTimeout
     /// The connection's expiry timer fired (its token's `exp`, unless renewed since).
     case tokenExpired
+    /// The connection is gone: the last input; the seat goes into its grace window.
+    case closed
 }

@@ -2,12 +2,18 @@ import HubDomain
 import HubProtocol
 import Logging
 import NIOCore
+import Synchronization
 import WebSocket
 import WebSocketTransport
 
 /// Processes one connection's messages strictly in order: authentication first, then lobby
 /// requests (scenarios, start, host, join, resume) and in-session requests, each checked
-/// against the connection's rate limits. Lives in one task; nothing else touches its state.
+/// against the connection's rate limits.
+///
+/// Inputs go into a small queue (``yield(_:)``); a task runs only while some are pending and
+/// ends when the queue is empty, so an idle connection holds no task. At most one such task
+/// runs at a time, and it takes the inputs in arrival order; the connection's state moves into
+/// that task while it runs and back into the queue when it ends, so nothing else touches it.
 ///
 /// The connection lives as long as its token: one timer per connection fires at the token's
 /// `exp` and closes it (1008 `token_expired`) unless an `auth` with a fresh token of the same
@@ -15,78 +21,143 @@ import WebSocketTransport
 final class HubConnectionWorker: Sendable {
     private let socket: WebSocketSocket
     private let runtime: HubRuntime
-    private let inputs: AsyncStream<ConnectionInput>.Continuation
     /// The client's address as an opaque key (failed joins are counted per address), or nil.
     private let clientAddress: String?
+    private let mailbox: Mutex<Mailbox>
 
-    init(socket: WebSocketSocket, runtime: HubRuntime, inputs: AsyncStream<ConnectionInput>.Continuation,
-         clientAddress: String? = nil) {
+    init(socket: WebSocketSocket, runtime: HubRuntime, clientAddress: String? = nil) {
         self.socket = socket
         self.runtime = runtime
-        self.inputs = inputs
         self.clientAddress = clientAddress
+        let limits = runtime.limits
+        mailbox = Mutex(Mailbox(state: State(
+            requests: TokenBucket(capacity: limits.requestBurst, ratePerSecond: limits.requestsPerSecond),
+            lines: TokenBucket(capacity: limits.lineBurst, ratePerSecond: limits.linesPerSecond),
+            joins: TokenBucket(capacity: limits.joinBurst, ratePerSecond: limits.joinsPerMinute / 60),
+            errors: TokenBucket(capacity: limits.errorBurst, ratePerSecond: limits.errorsPerSecond))))
     }
 
-    /// The worker's mutable state, owned by ``run(_:authenticatedAs:)``'s task.
-    private struct State {
+    /// The worker's mutable state: in the mailbox while no task runs, in the running task's
+    /// hands while one does.
+    private struct State: Sendable {
         var user: HubUser?
         /// The `exp` of the token the connection is authenticated with (epoch seconds).
         var expiresAt = 0
         /// Fires at `expiresAt` (``ConnectionInput/tokenExpired``).
         var expiryTimer: Scheduled<Void>?
         /// The session this connection plays in; its id goes on every log line of the connection.
-        var session: LiveSession? {
-            didSet { logger[metadataKey: "session"] = session.map { .string($0.id) } }
-        }
+        var session: LiveSession?
         var generation = 0
         var requests: TokenBucket
         var lines: TokenBucket
         var joins: TokenBucket
         var errors: TokenBucket
         var closed = false
-        var logger: Logger
     }
 
-    /// Runs until the connection closes; then releases the seat into its grace window.
-    func run(_ stream: AsyncStream<ConnectionInput>, authenticatedAs claims: TokenClaims?) async {
-        let limits = runtime.limits
-        var logger = runtime.logger
-        logger[metadataKey: "conn"] = "\(socket.id)"
-        var state = State(
-            requests: TokenBucket(capacity: limits.requestBurst, ratePerSecond: limits.requestsPerSecond),
-            lines: TokenBucket(capacity: limits.lineBurst, ratePerSecond: limits.linesPerSecond),
-            joins: TokenBucket(capacity: limits.joinBurst, ratePerSecond: limits.joinsPerMinute / 60),
-            errors: TokenBucket(capacity: limits.errorBurst, ratePerSecond: limits.errorsPerSecond),
-            logger: logger)
-        if let claims { await authenticate(claims, &state) }
-        for await input in stream {
-            if state.closed { continue }
-            switch input {
-            case .text(let text):
-                await handle(text, &state)
-            case .detached(let generation, let reason):
-                guard generation == state.generation else { break }
-                state.session = nil
-                if let (code, reason) = SocketParticipantLink.closing(for: reason) {
-                    // The link already closed the socket (SocketParticipantLink.detach).
-                    state.logger.info("closing connection", metadata: ["code": "\(code.rawValue)", "reason": "\(reason)"])
-                    state.closed = true
-                }
-            case .authTimeout:
-                if state.user == nil { close(.policyViolation, "auth_timeout: no token within \(limits.authTimeoutSeconds) s", &state) }
-            case .tokenExpired:
-                // A renewal may have moved the expiry after this timer was armed: then re-arm.
-                if state.user != nil, isUnexpired(&state) { scheduleExpiry(at: state.expiresAt, &state) }
+    /// The inputs not yet processed, and whether a task is processing them.
+    private struct Mailbox: Sendable {
+        /// Pending inputs from `head` on (the ones before are taken); emptied when all are.
+        var pending: [ConnectionInput] = []
+        var head = 0
+        /// A task is processing the inputs (and holds `state`).
+        var draining = false
+        /// ``ConnectionInput/closed`` was queued: later inputs are dropped.
+        var finished = false
+        var state: State
+
+        /// The next pending input, if any.
+        mutating func take() -> ConnectionInput? {
+            guard head < pending.count else {
+                // Give the buffer back: an idle connection keeps no array.
+                if !pending.isEmpty || pending.capacity > 0 { pending = [] }
+                head = 0
+                return nil
             }
+            let input = pending[head]
+            head += 1
+            if head == pending.count {
+                pending = []
+                head = 0
+            } else if head >= 16, head * 2 >= pending.count {
+                pending.removeFirst(head)
+                head = 0
+            }
+            return input
         }
+    }
+
+    /// Queues `input` behind the ones not yet processed, and starts a task to process them when
+    /// none runs. Inputs after ``ConnectionInput/closed`` are dropped. Callable from any thread.
+    func yield(_ input: ConnectionInput) {
+        let start = mailbox.withLock { box -> Bool in
+            if box.finished { return false }
+            if case .closed = input { box.finished = true }
+            box.pending.append(input)
+            if box.draining { return false }
+            box.draining = true
+            return true
+        }
+        if start {
+            Task { await self.drain() }
+        }
+    }
+
+    /// Processes the pending inputs in order until none is left, then hands the state back.
+    private func drain() async {
+        var state = mailbox.withLock { $0.state }
+        while true {
+            let next = mailbox.withLock { box -> ConnectionInput? in
+                if let input = box.take() { return input }
+                box.state = state
+                box.draining = false
+                return nil
+            }
+            guard let input = next else { return }
+            await process(input, &state)
+        }
+    }
+
+    private func process(_ input: ConnectionInput, _ state: inout State) async {
+        if case .closed = input { return await release(&state) }
+        if state.closed { return }
+        switch input {
+        case .upgradeAuthenticated(let claims):
+            await authenticate(claims, &state)
+        case .text(let text):
+            await handle(text, &state)
+        case .detached(let generation, let reason):
+            guard generation == state.generation else { break }
+            state.session = nil
+            if let (code, reason) = SocketParticipantLink.closing(for: reason) {
+                // The link already closed the socket (SocketParticipantLink.detach).
+                log(.info, "closing connection", ["code": "\(code.rawValue)", "reason": "\(reason)"], state)
+                state.closed = true
+            }
+        case .authTimeout:
+            if state.user == nil {
+                close(.policyViolation, "auth_timeout: no token within \(runtime.limits.authTimeoutSeconds) s", &state)
+            }
+        case .tokenExpired:
+            // A renewal may have moved the expiry after this timer was armed: then re-arm.
+            if state.user != nil, isUnexpired(&state) { scheduleExpiry(at: state.expiresAt, &state) }
+        case .closed:
+            break
+        }
+    }
+
+    /// The connection closed: releases the seat into its grace window.
+    private func release(_ state: inout State) async {
         state.expiryTimer?.cancel()
+        state.expiryTimer = nil
         if let user = state.user { runtime.channels.remove(socket, of: user.id) }
         if let session = state.session, let user = state.user {
             await session.disconnected(userId: user.id, linkId: socket.id)
         }
+        state.session = nil
     }
 
-    // MARK: Requests
+// MARK: Requests
 
     private func handle(_ text: String, _ state: inout State) async {
         // Size: refused by the transport from the frame header (close 1009, HubWebSocketRouter).
@@ -200,8 +271,7 @@ final class HubConnectionWorker: Sendable {
         }
         state.user = user
         runtime.channels.add(socket, of: user.id)
-        state.logger[metadataKey: "user"] = "\(user.id)"
-        state.logger.debug("authenticated")
+        log(.debug, "authenticated", nil, state)
         scheduleExpiry(at: claims.exp, &state)
         await sendWelcome(user, ref: ref)
     }
@@ -221,7 +291,7 @@ final class HubConnectionWorker: Sendable {
             throw HubError(.notAllowed, "this connection is authenticated as another user; a renewing auth must name the same sub")
         }
         scheduleExpiry(at: claims.exp, &state)
-        state.logger.debug("authentication renewed")
+        log(.debug, "authentication renewed", nil, state)
         await sendWelcome(user, ref: ref)
     }
 
@@ -232,8 +302,7 @@ final class HubConnectionWorker: Sendable {
         state.expiresAt = exp
         state.expiryTimer?.cancel()
         let delay = min(86_400_000, max(0, Self.millis(exp) - runtime.clock.now()))
-        let inputs = self.inputs
-        state.expiryTimer = socket.eventLoop.scheduleTask(in: .milliseconds(delay)) { inputs.yield(.tokenExpired) }
+        state.expiryTimer = socket.eventLoop.scheduleTask(in: .milliseconds(delay)) { self.yield(.tokenExpired) }
     }
 
     /// Whether the connection's token is still valid; when not, closes the connection with
@@ -260,7 +329,7 @@ final class HubConnectionWorker: Sendable {
 
     private func nextLink(_ state: inout State) -> SocketParticipantLink {
         state.generation += 1
-        return SocketParticipantLink(socket: socket, inputs: inputs, generation: state.generation, metrics: runtime.metrics)
+        return SocketParticipantLink(socket: socket, worker: self, generation: state.generation, metrics: runtime.metrics)
     }
 
     private func requireLobby(_ state: State) throws(HubError) {
@@ -298,8 +367,20 @@ final class HubConnectionWorker: Sendable {
     }
 
     private func close(_ code: WebSocketCloseCode, _ reason: String, _ state: inout State) {
-        state.logger.info("closing connection", metadata: ["code": "\(code.rawValue)", "reason": "\(reason)"])
+        log(.info, "closing connection", ["code": "\(code.rawValue)", "reason": "\(reason)"], state)
         state.closed = true
         socket.close(code: code, reason: String(reason.utf8.prefix(123)) ?? "")
+    }
+
+    /// Logs with the connection's metadata (its id, its user once authenticated, its session
+    /// while in one), built only when `level` is logged: an idle connection keeps no logger.
+    private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message,
+                     _ metadata: @autoclosure () -> Logger.Metadata?, _ state: State) {
+        guard runtime.logger.logLevel <= level else { return }
+        var logger = runtime.logger
+        logger[metadataKey: "conn"] = "\(socket.id)"
+        if let user = state.user { logger[metadataKey: "user"] = "\(user.id)" }
+        if let session = state.session { logger[metadataKey: "session"] = .string(session.id) }
+        logger.log(level: level, message(), metadata: metadata())
     }
 }

@@ -2,8 +2,10 @@ import HubDomain
 import HubProtocol
 import Logging
 
-/// What every `/ws` connection shares: the hub, token verification, clock and limits.
-struct HubRuntime: Sendable {
+/// What every `/ws` connection shares: the hub, token verification, clock and limits. One
+/// instance for the whole server, held by reference, so a connection's endpoint and worker keep
+/// a pointer to it rather than a copy each.
+final class HubRuntime: Sendable {
     let hub: Hub
     let tokens: TokenAuthority
     let clock: any HubClock
@@ -16,6 +18,20 @@ struct HubRuntime: Sendable {
     let channels: UserChannels
     /// Counters for `/metrics`.
     let metrics: HubMetrics
+
+    init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, limits: HubConnectionLimits,
+         decoder: ClientMessageDecoder, logger: Logger, account: AccountRequests, channels: UserChannels,
+         metrics: HubMetrics) {
+        self.hub = hub
+        self.tokens = tokens
+        self.clock = clock
+        self.limits = limits
+        self.decoder = decoder
+        self.logger = logger
+        self.account = account
+        self.channels = channels
+        self.metrics = metrics
+    }
 
     /// The limits a client is told in `welcome`.
     var advertisedLimits: [(String, Int)] {

@@ -9,15 +9,15 @@ import WebSocketTransport
 final class SocketParticipantLink: ParticipantLink {
     let linkId: UInt64
     private let socket: WebSocketSocket
-    private let inputs: AsyncStream<ConnectionInput>.Continuation
+    private let worker: HubConnectionWorker
     /// Which of the connection's session memberships this link serves (one link per join).
     let generation: Int
     private let metrics: HubMetrics
 
-    init(socket: WebSocketSocket, inputs: AsyncStream<ConnectionInput>.Continuation, generation: Int, metrics: HubMetrics) {
+    init(socket: WebSocketSocket, worker: HubConnectionWorker, generation: Int, metrics: HubMetrics) {
         self.linkId = socket.id
         self.socket = socket
-        self.inputs = inputs
+        self.worker = worker
         self.generation = generation
         self.metrics = metrics
     }
@@ -36,7 +36,7 @@ final class SocketParticipantLink: ParticipantLink {
     func detach(_ reason: DetachReason) {
         // The worker hears of it first: a client that answers `left` at once must find its
         // connection already back in the lobby, however the threads are scheduled.
-        inputs.yield(.detached(generation: generation, reason: reason))
+        worker.yield(.detached(generation: generation, reason: reason))
         if reason != .left { socket.send(text: ServerMessageEncoder.left(ref: nil, reason: reason.rawValue)) }
         // Closed here, right behind `left`, so nothing the server does next (a shutdown closing
         // every connection) can overtake it.
