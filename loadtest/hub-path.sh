@@ -11,11 +11,14 @@
 #   PLAYERS=6 RATE=0.5 DURATION=40 loadtest/hub-path.sh 18000
 #
 # Environment: PLAYERS [6] RATE [0.5] DURATION [40] SIZE [200] (room message bytes, about a line's JSON),
-#   HUB_BIN / HUB_ARGS / PIN as loadtest/run.sh; OUT [loadtest/results/hub-path-<date>].
+#   HUB_BIN / HUB_ARGS [--threads 1] / PIN as loadtest/run.sh; OUT [loadtest/results/hub-path-<date>].
 # Loopback only; every run is bounded (run.sh, the load generator's own watchdog).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 : "${PLAYERS:=6}" "${RATE:=0.5}" "${DURATION:=40}" "${SIZE:=200}"
+# One event loop for one core (both runs alike); HUB_ARGS replaces it.
+: "${HUB_ARGS:=--threads 1}"
+export HUB_ARGS
 : "${OUT:=$HERE/results/hub-path-$(date -u +%Y%m%d-%H%M)}"
 RATES=("$@")
 [ ${#RATES[@]} -gt 0 ] || RATES=(9000 30000)
