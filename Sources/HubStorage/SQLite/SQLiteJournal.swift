@@ -24,10 +24,14 @@ import Synchronization
 /// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
 public final class SQLiteJournal: RecoverableJournal {
     private struct Pending: Sendable {
+        /// What to write: an entry, or a session's header (``opened(_:)``).
+        enum Row: Sendable {
+            case entry(seq: Int, timestamp: Int64, kind: String)
+            case header(startedAt: Int64)
+        }
+
         var sessionId: String
-        var seq: Int
-        var timestamp: Int64
-        var kind: String
+        var row: Row
         var body: [UInt8]
         var continuation: CheckedContinuation<Void, any Error>
     }
@@ -86,9 +90,18 @@ public final class SQLiteJournal: RecoverableJournal {
     /// the commit failed or the journal is closed.
     public func append(_ entry: JournalEntry) async throws {
         let (kind, body) = try JournalBody.encode(entry)
+        try await enqueue(entry.sessionId, .entry(seq: entry.seq, timestamp: entry.timestamp, kind: kind), body: body)
+    }
+
+    /// Records the session's header (before its first entry), in the next group commit.
+    public func opened(_ header: SessionHeader) async throws {
+        try await enqueue(header.sessionId, .header(startedAt: header.startedAt), body: Array(try SQLiteStore.encode(header)))
+    }
+
+    /// Queues one row and returns once its transaction committed.
+    private func enqueue(_ sessionId: String, _ row: Pending.Row, body: [UInt8]) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let pending = Pending(sessionId: entry.sessionId, seq: entry.seq, timestamp: entry.timestamp,
-                                  kind: kind, body: body, continuation: continuation)
+            let pending = Pending(sessionId: sessionId, row: row, body: body, continuation: continuation)
             let admission = state.withLock { state -> Admission in
                 if state.closed { return .closed }
                 state.pending.append(pending)
@@ -109,15 +122,6 @@ public final class SQLiteJournal: RecoverableJournal {
                     queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: at)) { self.commitPending() }
                 }
             }
-        }
-    }
-
-    /// Records the session's header (before its first entry) in its own short transaction.
-    public func opened(_ header: SessionHeader) async throws {
-        let body = try SQLiteStore.encode(header)
-        try database.withConnection { db in
-            try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
-                       [.text(header.sessionId), .integer(header.startedAt), .blob(body)])
         }
     }
 
@@ -205,13 +209,19 @@ public final class SQLiteJournal: RecoverableJournal {
         guard !batch.isEmpty else { return }
         do {
             try database.transaction { db in
-                for entry in batch {
-                    // A repeated (session, seq) replaces the earlier row rather than failing the
-                    // whole batch for every other session.
-                    try db.run("""
-                        INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
-                        """, [.text(entry.sessionId), .int(entry.seq), .integer(entry.timestamp), .text(entry.kind),
-                              .blob(Data(entry.body))])
+                for pending in batch {
+                    switch pending.row {
+                    case .entry(let seq, let timestamp, let kind):
+                        // A repeated (session, seq) replaces the earlier row rather than failing
+                        // the whole batch for every other session.
+                        try db.run("""
+                            INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
+                            """, [.text(pending.sessionId), .int(seq), .integer(timestamp), .text(kind),
+                                  .blob(Data(pending.body))])
+                    case .header(let startedAt):
+                        try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
+                                   [.text(pending.sessionId), .integer(startedAt), .blob(Data(pending.body))])
+                    }
                 }
                 if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
             }
