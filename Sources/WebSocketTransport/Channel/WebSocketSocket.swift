@@ -74,7 +74,13 @@ public final class WebSocketSocket: Sendable {
 
     /// Sends a message (compressed when negotiated and worthwhile).
     public func send(_ message: WebSocketMessage) {
-        onLoop { $0.send(message) }
+        // On the loop (an endpoint answering a message) no closure is made: that would allocate
+        // its context for every message.
+        if eventLoop.inEventLoop {
+            if let handler = handler.value { handler.send(message) } else { statistics?.noteDroppedFrame() }
+        } else {
+            onLoop { $0.send(message) }
+        }
     }
 
     /// Sends a text message.
@@ -84,7 +90,11 @@ public final class WebSocketSocket: Sendable {
 
     /// Writes a frame encoded once for many recipients.
     public func send(_ frame: PreparedFrame) {
-        onLoop { $0.sendPrepared(frame) }
+        if eventLoop.inEventLoop {
+            if let handler = handler.value { handler.sendPrepared(frame) } else { statistics?.noteDroppedFrame() }
+        } else {
+            onLoop { $0.sendPrepared(frame) }
+        }
     }
 
     /// Starts the close handshake; TCP closes when the peer answers or after the close timeout.
