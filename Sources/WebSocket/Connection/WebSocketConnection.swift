@@ -37,6 +37,9 @@ public struct WebSocketConnection {
     private let allocator: ByteBufferAllocator
     private var headerParser: FrameHeaderParser
     private var input = ByteBuffer()
+    /// An empty buffer to put in place of a drained `input` (making one with `ByteBuffer()` goes
+    /// through a lazily initialised global on every call).
+    private let emptyInput = ByteBuffer()
     private var frame: FrameInProgress?
     private var message: MessageInProgress?
     private var control: ByteBuffer?
@@ -146,7 +149,7 @@ public struct WebSocketConnection {
     /// Drops the reference to a fully consumed input buffer so its memory can be reused.
     private mutating func releaseInputIfDrained() {
         if input.readableBytes == 0, input.capacity > 0 {
-            input = ByteBuffer()
+            input = emptyInput
         } else if input.readerIndex > 64 * 1024 {
             input.discardReadBytes()
         }
@@ -304,6 +307,11 @@ public struct WebSocketConnection {
         if closeState == .closeSent {
             // We are closing: data after our close frame is discarded (RFC 6455 §5.5.1).
             return nil
+        }
+        // The buffer is ours alone here, so writing into its headroom costs no copy; an endpoint
+        // that sends it back unchanged (echo, relay) then needs no copy either.
+        if role == .server {
+            FrameEncoder.prepareServerHeader(opcode: current.opcode, in: &current.buffer)
         }
         return current.opcode == .text ? .text(current.buffer) : .binary(current.buffer)
     }

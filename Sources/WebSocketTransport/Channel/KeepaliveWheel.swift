@@ -5,6 +5,11 @@ import NIOCore
 /// loop, instead of a repeated task per connection: an idle connection then costs a dictionary
 /// slot rather than a scheduled task with its closures. Each tick asks every registered handler
 /// to check its own silence (ping, then close after two silent intervals).
+///
+/// Members are held strongly and leave through ``unregister(_:)``, which the handler calls when
+/// it is removed from its pipeline (every channel's handlers are removed when it closes). A weak
+/// reference would give every handler a side-table reference count, which makes each retain and
+/// release of it (several per message on the hot path) take the runtime's slow path.
 final class KeepaliveWheel {
     private static let wheels = NIOLockedValueBox<[Key: NIOLoopBound<KeepaliveWheel>]>([:])
 
@@ -15,12 +20,8 @@ final class KeepaliveWheel {
 
     private let eventLoop: any EventLoop
     private let interval: TimeAmount
-    private var members: [ObjectIdentifier: Weak] = [:]
+    private var members: [ObjectIdentifier: WebSocketChannelHandler] = [:]
     private var task: RepeatedTask?
-
-    private struct Weak {
-        weak var handler: WebSocketChannelHandler?
-    }
 
     private init(eventLoop: any EventLoop, interval: TimeAmount) {
         self.eventLoop = eventLoop
@@ -42,7 +43,7 @@ final class KeepaliveWheel {
     /// Adds a connection; the timer starts with the first one.
     func register(_ handler: WebSocketChannelHandler) {
         eventLoop.assertInEventLoop()
-        members[ObjectIdentifier(handler)] = Weak(handler: handler)
+        members[ObjectIdentifier(handler)] = handler
         if task == nil {
             let bound = NIOLoopBound(self, eventLoop: eventLoop)
             task = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
@@ -58,12 +59,9 @@ final class KeepaliveWheel {
     }
 
     private func tick() {
-        for (id, member) in members {
-            if let handler = member.handler {
-                handler.keepaliveTick()
-            } else {
-                members[id] = nil
-            }
+        // Iterates a snapshot: a tick may close a connection, which unregisters it.
+        for handler in members.values {
+            handler.keepaliveTick()
         }
     }
 }

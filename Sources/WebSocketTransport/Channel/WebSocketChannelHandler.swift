@@ -37,6 +37,10 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private var readPending = false
     private var closeNotified = false
     private var discardingInput = false
+    /// The channel's writability, as of its last `channelWritabilityChanged` (NIO fires that
+    /// event synchronously when a write crosses the high watermark): reading this flag is
+    /// cheaper than asking the channel for every frame and every read.
+    private var channelIsWritable = true
     /// The server's connection counts, for ``WebSocketSocket/authenticate(as:limit:)``; nil on
     /// the client side.
     var limiter: ConnectionLimiter?
@@ -78,6 +82,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
             compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self,
             statistics: statistics, limiter: limiter)
         self.socket = socket
+        channelIsWritable = context.channel.isWritable
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
         let wheel = KeepaliveWheel.on(context.eventLoop, interval: timeouts.pingInterval)
@@ -137,8 +142,14 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         connection.receive(&bytes)
         while let event = connection.nextEvent() {
             // Control replies (pongs) produced while parsing go out before anything the endpoint
-            // writes in answer to this event, so they keep the order the peer sent.
-            writePendingOutput()
+            // writes in answer to this event, so they keep the order the peer sent. The
+            // connection produces output only in the call that returns a ping, close or failure
+            // event, so a data message (the hot path) skips the check; the call after the loop
+            // catches anything else.
+            switch event {
+            case .text, .binary: break
+            default: writePendingOutput()
+            }
             handle(event, context: context)
             if self.context == nil { break }
         }
@@ -185,7 +196,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     public func read(context: ChannelHandlerContext) {
-        if context.channel.isWritable || discardingInput {
+        if channelIsWritable || discardingInput {
             context.read()
         } else {
             readPending = true
@@ -193,7 +204,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     public func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
+        channelIsWritable = context.channel.isWritable
+        if channelIsWritable {
             queuedWhileUnwritable = 0
             if readPending {
                 readPending = false
@@ -239,7 +251,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
 
     private func writeFrame(_ frame: ByteBuffer) {
         guard let context else { return }
-        if !context.channel.isWritable {
+        if !channelIsWritable {
             queuedWhileUnwritable += frame.readableBytes
             if queuedWhileUnwritable > backpressure.maxQueuedBytes {
                 disconnectSlowConsumer(context: context)

@@ -74,7 +74,13 @@ public final class WebSocketSocket: Sendable {
 
     /// Sends a message (compressed when negotiated and worthwhile).
     public func send(_ message: WebSocketMessage) {
-        onLoop { $0.send(message) }
+        // On the loop (an endpoint answering a message) no closure is made: that would allocate
+        // its context for every message.
+        if eventLoop.inEventLoop {
+            if let handler = handler.value { handler.send(message) } else { statistics?.noteDroppedFrame() }
+        } else {
+            onLoop { $0.send(message) }
+        }
     }
 
     /// Sends a text message.
