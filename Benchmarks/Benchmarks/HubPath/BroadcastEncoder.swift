@@ -15,6 +15,9 @@ struct BenchBroadcast: EncodedEvent {
     let type: String
     /// Uptime (ns) when the change was encoded (the server's fan-out latency starts here).
     let acceptedAt: UInt64
+
+    /// The JSON text members receive, for the journal (encoded once).
+    var journalText: [UInt8]? { Array(frame.payload.readableBytesView) }
 }
 
 /// Encodes a broadcast to JSON and frames it once, as `FrameEventEncoder` does: compact JSON from
@@ -32,7 +35,7 @@ struct BenchBroadcastEncoder: SessionEventEncoder {
     }
 
     func encode(_ envelope: SessionEnvelope) -> any EncodedEvent {
-        BenchBroadcast(frame: PreparedFrame(text: ServerMessageEncoder.broadcast(envelope), compressor: compressor),
+        BenchBroadcast(frame: PreparedFrame(utf8: ServerMessageEncoder.broadcastUTF8(envelope), compressor: compressor),
                        type: Self.type(of: envelope.event), acceptedAt: DispatchTime.now().uptimeNanoseconds)
     }
 
