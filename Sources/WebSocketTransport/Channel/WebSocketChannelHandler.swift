@@ -14,7 +14,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private let endpoint: any WebSocketEndpoint
     private let timeouts: WebSocketTimeouts
     private let backpressure: WebSocketBackpressure
-    private let request: HandshakeRequest?
+    /// The upgrade request, until the socket that carries it is made.
+    private var request: HandshakeRequest?
     private let subprotocol: String?
     private let id: UInt64
     private let logger: Logger
@@ -82,6 +83,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
             compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self,
             statistics: statistics, limiter: limiter)
         self.socket = socket
+        request = nil
         channelIsWritable = context.channel.isWritable
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
@@ -91,6 +93,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         if context.channel.isActive {
             endpoint.webSocketDidOpen(socket)
         }
+        // The request's headers (a bearer token among them) are not kept for the connection's life.
+        socket.releaseRequest()
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 import WebSocket
 
 /// The handle an application holds for one open WebSocket connection. Safe to use from any
@@ -9,8 +10,11 @@ public final class WebSocketSocket: Sendable {
     public let id: UInt64
     /// The event loop the connection lives on.
     public let eventLoop: any EventLoop
-    /// The upgrade request (server side), for the path, query and headers.
-    public let request: HandshakeRequest?
+    /// The upgrade request (server side), for the path, query and headers: set while
+    /// ``WebSocketEndpoint/webSocketDidOpen(_:)`` runs, nil afterwards (an open connection does
+    /// not keep its request's headers). Keep what you need of it when the socket opens.
+    public var request: HandshakeRequest? { upgradeRequest.withLock { $0 } }
+    private let upgradeRequest: Mutex<HandshakeRequest?>
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
     /// The negotiated permessage-deflate parameters, if any.
@@ -37,7 +41,7 @@ public final class WebSocketSocket: Sendable {
     ) {
         self.id = id
         self.eventLoop = eventLoop
-        self.request = request
+        self.upgradeRequest = Mutex(request)
         self.subprotocol = subprotocol
         self.compression = compression
         self.remoteAddress = remoteAddress
@@ -54,6 +58,11 @@ public final class WebSocketSocket: Sendable {
     /// Callable from any thread.
     public func authenticate(as principal: String, limit: Int) -> Bool {
         limiter?.authenticate(id, as: principal, limit: limit) ?? true
+    }
+
+    /// Drops the upgrade request once the endpoint has seen the socket open.
+    func releaseRequest() {
+        upgradeRequest.withLock { $0 = nil }
     }
 
     /// Forgets the handler once the connection is gone (breaks the reference cycle).
