@@ -45,6 +45,9 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     /// The server's connection counts, for ``WebSocketSocket/authenticate(as:limit:)``; nil on
     /// the client side.
     var limiter: ConnectionLimiter?
+    /// The socket channel's `maxMessagesPerRead`, set by the server: on open the handler trims
+    /// NIO's receive-buffer pool to one buffer (nil: leave it, e.g. on a channel without that option).
+    var receivePoolReads: UInt?
 
     /// Creates the handler for a connection whose handshake is done.
     public init(
@@ -85,6 +88,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.socket = socket
         request = nil
         channelIsWritable = context.channel.isWritable
+        if let reads = receivePoolReads { Self.trimReceivePool(context.channel, readsPerEvent: reads) }
         _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
                                       value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
         let wheel = KeepaliveWheel.on(context.eventLoop, interval: timeouts.pingInterval)
@@ -95,6 +99,15 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         }
         // The request's headers (a bearer token among them) are not kept for the connection's life.
         socket.releaseRequest()
+    }
+
+    /// An upgrade request longer than the first read leaves NIO's receive-buffer pool holding a
+    /// second buffer, kept for the connection's life: dropping the pool to one buffer and back
+    /// (growing reserves, never allocates) frees it, about half a KiB per idle connection.
+    private static func trimReceivePool(_ channel: any Channel, readsPerEvent: UInt) {
+        guard readsPerEvent > 1, let options = channel.syncOptions else { return }
+        try? options.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+        try? options.setOption(ChannelOptions.maxMessagesPerRead, value: readsPerEvent)
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {

@@ -43,6 +43,8 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var deadlines: HTTPDeadlines?
     private var timer: Scheduled<Void>?
+    /// The socket channel's `maxMessagesPerRead`, handed to the WebSocket handler (nil: none).
+    var readsPerEvent: UInt?
 
     init(
         configuration: WebSocketServerConfiguration,
@@ -286,6 +288,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
                 subprotocol: accepted.subprotocol, timeouts: options.timeouts, backpressure: options.backpressure,
                 statistics: registry.statistics, logger: logger)
             handler.limiter = limiter
+            handler.receivePoolReads = readsPerEvent
             let pipeline = context.pipeline.syncOperations
             let channel = context.channel
             do {

@@ -49,7 +49,7 @@ public final class WebSocketServer: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: configuration.backlog)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: 4)
+            .childChannelOption(ChannelOptions.maxMessagesPerRead, value: Self.readsPerEvent)
             // Small first reads: an idle connection keeps its pooled receive buffer, so its size
             // is per-connection memory; the allocator grows it for connections that send more.
             .childChannelOption(ChannelOptions.recvAllocator,
@@ -88,7 +88,7 @@ public final class WebSocketServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
                                                  responder: responder, registry: registry, limiter: limiter, id: id,
-                                                 logger: logger)
+                                                 readsPerEvent: Self.readsPerEvent, logger: logger)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -101,8 +101,13 @@ public final class WebSocketServer: Sendable {
         return address
     }
 
+    /// Reads per readable event on a connection (`maxMessagesPerRead`).
+    static let readsPerEvent: UInt = 4
+
     /// Installs the HTTP/1.1 codec, the input watcher and the upgrade handler on a new
-    /// connection's pipeline.
+    /// connection's pipeline. `readsPerEvent`: the socket channel's `maxMessagesPerRead`, so that
+    /// an upgraded connection can trim its receive-buffer pool (nil on channels that have no such
+    /// option, as in tests).
     static func installHTTPHandlers(
         on channel: any Channel,
         configuration: WebSocketServerConfiguration,
@@ -111,6 +116,7 @@ public final class WebSocketServer: Sendable {
         registry: ConnectionRegistry,
         limiter: ConnectionLimiter? = nil,
         id: UInt64? = nil,
+        readsPerEvent: UInt? = nil,
         logger: Logger
     ) throws {
         let decoderName = "http-decoder"
@@ -120,6 +126,7 @@ public final class WebSocketServer: Sendable {
             configuration: configuration, router: router, responder: responder, registry: registry, limiter: limiter,
             id: id ?? registry.nextID(), logger: logger, decoderName: decoderName, encoderName: encoderName,
             watcherName: watcherName)
+        upgrade.readsPerEvent = readsPerEvent
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(HTTPResponseEncoder(), name: encoderName)
         try sync.addHandler(HTTPInputWatcher(reportingTo: upgrade), name: watcherName)
