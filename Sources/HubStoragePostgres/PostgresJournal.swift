@@ -7,11 +7,13 @@ import Synchronization
 
 /// The session journal of a cluster node in PostgreSQL, with group commit and fencing.
 ///
-/// ``append(_:)`` queues the entry and suspends until it is durable. One commit is in flight at a
-/// time; appends that arrive meanwhile — from every session of this node — go in the next one,
-/// as **one multi-row insert** (`INSERT … SELECT … FROM unnest(…)`), committed with the server's
-/// `synchronous_commit` (on by default: the commit is on disk when it returns). No NOTIFY is ever
-/// sent from a journal transaction.
+/// ``append(_:)`` queues the entry and suspends until it is durable. Up to
+/// ``defaultCommitsInFlight`` commits are in flight at a time, each on its own connection; appends
+/// that arrive while all are busy — from every session of this node — go in the next one, as
+/// **one multi-row insert** (`INSERT … SELECT … FROM unnest(…)`), committed with the server's
+/// `synchronous_commit` (on by default: the commit is on disk when it returns). A session's
+/// entries are never in two commits at once, so they become durable in order
+/// (``JournalCommitQueue``). No NOTIFY is ever sent from a journal transaction.
 ///
 /// **Fencing.** Each session has an owner node and an epoch (table `sessions`). The journal holds
 /// the epoch at which this node owns each of its sessions; the insert joins every row with its
@@ -38,20 +40,29 @@ public final class PostgresJournal: RecoverableJournal {
     public let nodeId: String
     let pool: PostgresPool
     private let epochs = Mutex<[String: Int64]>([:])
-    private let queue = Mutex((pending: [Pending](), committing: false, commits: 0))
+    private let queue: Mutex<JournalCommitQueue<Pending>>
+    private let commits = Atomic<Int>(0)
     private let decoder: (any SessionEventDecoder)?
 
+    /// How many journal commits may be in flight at once unless told otherwise: enough that an
+    /// append rarely waits for someone else's commit, few next to the pool's 16 connections.
+    public static let defaultCommitsInFlight = 4
+
     /// A journal for node `nodeId` on `pool`.
-    /// - Parameter decoder: reads back entries stored as their broadcast's wire text
-    ///   (``HubDomain/JournalEntry/text``, ``JournalBody``); without one, such rows cannot be read.
-    public init(pool: PostgresPool, nodeId: String, decoder: (any SessionEventDecoder)? = nil) {
+    /// - Parameters:
+    ///   - decoder: reads back entries stored as their broadcast's wire text
+    ///     (``HubDomain/JournalEntry/text``, ``JournalBody``); without one, such rows cannot be read.
+    ///   - commitsInFlight: the most commits in flight at once (at least 1).
+    public init(pool: PostgresPool, nodeId: String, decoder: (any SessionEventDecoder)? = nil,
+                commitsInFlight: Int = PostgresJournal.defaultCommitsInFlight) {
         self.pool = pool
         self.nodeId = nodeId
         self.decoder = decoder
+        self.queue = Mutex(JournalCommitQueue(maxInFlight: max(1, commitsInFlight)))
     }
 
     /// Transactions committed so far (one per batch), for tests and metrics.
-    public var commitCount: Int { queue.withLock { $0.commits } }
+    public var commitCount: Int { commits.load(ordering: .relaxed) }
 
     /// The epoch at which this node holds `sessionId` (after a claim: the new one).
     public func hold(_ sessionId: String, epoch: Int64) { epochs.withLock { $0[sessionId] = epoch } }
@@ -93,12 +104,7 @@ public final class PostgresJournal: RecoverableJournal {
         let body = String(decoding: bytes, as: UTF8.self)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = Pending(entry: entry, kind: kind, body: body, epoch: epoch, continuation: continuation)
-            let start = queue.withLock { queue -> Bool in
-                queue.pending.append(pending)
-                guard !queue.committing else { return false }
-                queue.committing = true
-                return true
-            }
+            let start = queue.withLock { $0.enqueue(pending, session: entry.sessionId) }
             if start { Task { await self.commitLoop() } }
         }
     }
@@ -157,16 +163,12 @@ public final class PostgresJournal: RecoverableJournal {
 
     // MARK: Committer
 
+    /// One committer: takes batches until none is left for it.
     private func commitLoop() async {
-        while true {
-            let batch = queue.withLock { queue -> [Pending] in
-                let batch = queue.pending
-                queue.pending.removeAll()
-                if batch.isEmpty { queue.committing = false }
-                return batch
-            }
-            guard !batch.isEmpty else { return }
+        var finished: [String] = []
+        while let batch = queue.withLock({ $0.nextBatch(finishing: finished) }) {
             await commit(batch)
+            finished = batch.map(\.entry.sessionId)
         }
     }
 
@@ -187,7 +189,7 @@ public final class PostgresJournal: RecoverableJournal {
                 """, logger: pool.logger)
             var stored = Set<Key>()
             for try await (sessionId, seq) in rows.decode((String, Int64).self) { stored.insert(Key(sessionId: sessionId, seq: seq)) }
-            queue.withLock { $0.commits += 1 }
+            commits.add(1, ordering: .relaxed)
             let missing = batch.filter { !stored.contains(Key(sessionId: $0.entry.sessionId, seq: Int64($0.entry.seq))) }
             let earlier = missing.isEmpty ? [:] : try await storedEpochs(of: missing)
             for pending in batch {

@@ -24,6 +24,8 @@ public final class HubServer: Sendable {
     private let operators: OperatorConsole
     private let metricsSource: MetricsSource
     private let dashboard: DashboardFeed
+    /// The expiry wheel of the `/ws` connections.
+    let expiries: TokenExpiryWheel
     private let clusterNode: ClusterNode?
 
     /// Creates the hub; call ``start()`` to listen.
@@ -97,6 +99,7 @@ public final class HubServer: Sendable {
             account: AccountRequests(service: stores.map { AccountService(stores: $0, clock: clock) }),
             channels: channels,
             metrics: metrics)
+        self.expiries = runtime.expiries
         let wsConfiguration = WebSocketServerConfiguration(
             host: configuration.host,
             port: configuration.port,

@@ -38,6 +38,29 @@ struct PostgresJournalTests {
         }
     }
 
+    @Test("With commits in flight side by side, appends that do not wait for each other, some of one session, are all durable")
+    func pipelinedAppendsKeepOrder() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1", commitsInFlight: 3)
+            try await journal.opened(Self.header("p"))
+            for s in 0..<4 { try await journal.opened(Self.header("q\(s)")) }
+            // Appends of "p" issued without waiting for each other, among other sessions' appends
+            // (their order within a batch is JournalCommitQueueTests' business).
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for seq in 1...40 {
+                    group.addTask { try await journal.append(Self.entry("p", seq)) }
+                    group.addTask { try await journal.append(Self.entry("q\(seq % 4)", seq)) }
+                    try await Task.sleep(for: .microseconds(200))
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await journal.entries(sessionId: "p").map(\.seq) == Array(1...40))
+            for s in 0..<4 {
+                #expect(try await journal.entries(sessionId: "q\(s)").map(\.seq) == Array(stride(from: s == 0 ? 4 : s, through: 40, by: 4)))
+            }
+        }
+    }
+
     @Test("Concurrent appends from many sessions are all durable, in fewer transactions than appends")
     func groupCommit() async throws {
         try await PostgresTestDatabase.with { pool in

@@ -1,6 +1,6 @@
 import Foundation
 import HubDomain
-import SessionHubServer
+@testable import SessionHubServer
 import Testing
 import WebSocket
 
@@ -80,6 +80,25 @@ struct AbuseLimitIntegrationTests {
             #expect(code == .policyViolation)
             #expect(reason == "token_expired: token expired")
             #expect(ContinuousClock.now - started >= .seconds(1), "closed at the expiry, not before")
+        }
+    }
+
+    /// The shared expiry wheel holds each authenticated connection once, a renewal moves it, and
+    /// a closed connection leaves it (nothing kept alive until its token's `exp`).
+    @Test func closedConnectionsLeaveTheExpiryWheel() async throws {
+        let persistence = HubPersistence(journal: InMemorySessionJournal(), history: InMemoryHistoryWriter(),
+                                         learners: InMemoryLearnerRecords())
+        try await HubTestServer.with(persistence: persistence) { port, server in
+            var clients: [HubTestClient] = []
+            for index in 0..<5 { clients.append(try await player(port, "user-\(index)")) }
+            #expect(server.expiries.count == 5)
+            clients[0].send(["type": "auth", "id": "renew", "token": HubTestServer.token("user-0", ttl: 7200)])
+            _ = try #require(await clients[0].expect("welcome"))
+            #expect(server.expiries.count == 5, "a renewal moves the connection, it does not add one")
+            for client in clients { client.drop() }
+            let deadline = ContinuousClock.now + .seconds(5)
+            while server.expiries.count > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(server.expiries.count == 0)
         }
     }
 

@@ -15,9 +15,9 @@ import WebSocketTransport
 /// runs at a time, and it takes the inputs in arrival order; the connection's state moves into
 /// that task while it runs and back into the queue when it ends, so nothing else touches it.
 ///
-/// The connection lives as long as its token: one timer per connection fires at the token's
-/// `exp` and closes it (1008 `token_expired`) unless an `auth` with a fresh token of the same
-/// user renewed it in between.
+/// The connection lives as long as its token: the runtime's ``TokenExpiryWheel`` tells it
+/// within a second after the token's `exp`, and it closes (1008 `token_expired`) unless an
+/// `auth` with a fresh token of the same user renewed it in between.
 final class HubConnectionWorker: Sendable {
     private let socket: WebSocketSocket
     private let runtime: HubRuntime
@@ -29,12 +29,10 @@ final class HubConnectionWorker: Sendable {
         self.socket = socket
         self.runtime = runtime
         self.clientAddress = clientAddress
-        let limits = runtime.limits
+        let rates = runtime.rates
         mailbox = Mutex(Mailbox(state: State(
-            requests: TokenBucket(capacity: limits.requestBurst, ratePerSecond: limits.requestsPerSecond),
-            lines: TokenBucket(capacity: limits.lineBurst, ratePerSecond: limits.linesPerSecond),
-            joins: TokenBucket(capacity: limits.joinBurst, ratePerSecond: limits.joinsPerMinute / 60),
-            errors: TokenBucket(capacity: limits.errorBurst, ratePerSecond: limits.errorsPerSecond))))
+            requests: TokenBucket(full: rates.requests), lines: TokenBucket(full: rates.lines),
+            joins: TokenBucket(full: rates.joins), errors: TokenBucket(full: rates.errors))))
     }
 
     /// The worker's mutable state: in the mailbox while no task runs, in the running task's
@@ -43,8 +41,8 @@ final class HubConnectionWorker: Sendable {
         var user: HubUser?
         /// The `exp` of the token the connection is authenticated with (epoch seconds).
         var expiresAt = 0
-        /// Fires at `expiresAt` (``ConnectionInput/tokenExpired``).
-        var expiryTimer: Scheduled<Void>?
+        /// The bucket of ``HubRuntime/expiries`` this connection waits in for `expiresAt`, once armed.
+        var expiryBucket: Int64?
         /// The session this connection plays in; its id goes on every log line of the connection.
         var session: LiveSession?
         var generation = 0
@@ -148,8 +146,8 @@ final class HubConnectionWorker: Sendable {
 
     /// The connection closed: releases the seat into its grace window.
     private func release(_ state: inout State) async {
-        state.expiryTimer?.cancel()
-        state.expiryTimer = nil
+        if let bucket = state.expiryBucket { runtime.expiries.disarm(self, at: bucket) }
+        state.expiryBucket = nil
         if let user = state.user { runtime.channels.remove(socket, of: user.id) }
         if let session = state.session, let user = state.user {
             await session.disconnected(userId: user.id, linkId: socket.id)
@@ -185,7 +183,7 @@ final class HubConnectionWorker: Sendable {
             }
             return
         }
-        guard state.requests.take(now: now) else {
+        guard state.requests.take(now: now, rate: runtime.rates.requests) else {
             return fail(HubError.Code.rateLimited.rawValue, "too many requests; slow down", ref: message.id, &state)
         }
         switch await runtime.account.answer(message.request, user: user, ref: message.id) {
@@ -226,12 +224,12 @@ final class HubConnectionWorker: Sendable {
             state.session = try await hub.host(user: user, scenarioId: scenarioId, maxPlayers: maxPlayers, link: link, ref: ref)
         case .join(let code):
             try requireLobby(state)
-            guard state.joins.take(now: now) else { throw HubError(.rateLimited, "too many join attempts; wait a minute") }
+            guard state.joins.take(now: now, rate: runtime.rates.joins) else { throw HubError(.rateLimited, "too many join attempts; wait a minute") }
             let link = nextLink(&state)
             state.session = try await hub.join(user: user, code: code, address: clientAddress, link: link, ref: ref)
         case .resume(let token, let lastSeq):
             try requireLobby(state)
-            guard state.joins.take(now: now) else { throw HubError(.rateLimited, "too many resume attempts; wait a minute") }
+            guard state.joins.take(now: now, rate: runtime.rates.joins) else { throw HubError(.rateLimited, "too many resume attempts; wait a minute") }
             let link = nextLink(&state)
             state.session = try await hub.resume(user: user, resumeToken: token, lastSeq: lastSeq, link: link, ref: ref)
         case .say(let native, let translated, let clientId):
@@ -295,14 +293,11 @@ final class HubConnectionWorker: Sendable {
         await sendWelcome(user, ref: ref)
     }
 
-    /// Arms the connection's one expiry timer for `exp` (epoch seconds), replacing the last. A
-    /// timer is set at most a day ahead (a longer-lived token, allowed by a custom
-    /// ``TokenPolicy``, has its timer re-armed when it fires).
+    /// Makes the connection wait for `exp` (epoch seconds) in the shared expiry wheel, instead
+    /// of the last expiry it waited for.
     private func scheduleExpiry(at exp: Int, _ state: inout State) {
         state.expiresAt = exp
-        state.expiryTimer?.cancel()
-        let delay = min(86_400_000, max(0, Self.millis(exp) - runtime.clock.now()))
-        state.expiryTimer = socket.eventLoop.scheduleTask(in: .milliseconds(delay)) { self.yield(.tokenExpired) }
+        state.expiryBucket = runtime.expiries.arm(self, at: exp, previous: state.expiryBucket)
     }
 
     /// Whether the connection's token is still valid; when not, closes the connection with
@@ -346,7 +341,7 @@ final class HubConnectionWorker: Sendable {
     }
 
     private func takeLine(_ now: Int64, _ state: inout State) throws(HubError) {
-        guard state.lines.take(now: now) else {
+        guard state.lines.take(now: now, rate: runtime.rates.lines) else {
             throw HubError(.rateLimited, "at most \(Int(runtime.limits.linesPerSecond)) lines per second")
         }
     }
@@ -361,7 +356,7 @@ final class HubConnectionWorker: Sendable {
                       location: NodeLocation? = nil, _ state: inout State) {
         send(ServerMessageEncoder.error(code: code, message: message, ref: ref, retryAfter: retryAfter, location: location))
         runtime.metrics.failed(code)
-        if !state.errors.take(now: runtime.clock.now()) {
+        if !state.errors.take(now: runtime.clock.now(), rate: runtime.rates.errors) {
             close(.policyViolation, "too many invalid requests", &state)
         }
     }

@@ -7,25 +7,35 @@ import WebSocketTransport
 /// connection's worker, which authenticates the connection and talks to the hub; binary
 /// messages are refused (1003).
 final class HubEndpoint: WebSocketEndpoint {
+    /// What the upgrade learnt, kept until the connection opens (boxed, so an open connection
+    /// keeps a nil pointer rather than room for the claims).
+    private final class Upgrade {
+        /// The outcome of checking the token presented on the upgrade; nil when none was presented.
+        let auth: Result<TokenClaims, AuthError>?
+        /// The client's address as an opaque key (see ``HubWebSocketRouter``), or nil.
+        let clientAddress: String?
+
+        init(auth: Result<TokenClaims, AuthError>?, clientAddress: String?) {
+            self.auth = auth
+            self.clientAddress = clientAddress
+        }
+    }
+
     private let runtime: HubRuntime
-    /// The outcome of checking the token presented on the upgrade; nil when none was presented
-    /// (and once the connection opened: the worker has the claims then).
-    private var upgradeAuth: Result<TokenClaims, AuthError>?
-    /// The client's address as an opaque key (see ``HubWebSocketRouter``), or nil.
-    private let clientAddress: String?
+    /// Until the connection opens.
+    private var upgrade: Upgrade?
     /// Set when the connection opens (unless refused there).
     private var worker: HubConnectionWorker?
     private var authTimer: Scheduled<Void>?
 
     init(runtime: HubRuntime, upgradeAuth: Result<TokenClaims, AuthError>?, clientAddress: String?) {
         self.runtime = runtime
-        self.upgradeAuth = upgradeAuth
-        self.clientAddress = clientAddress
+        self.upgrade = Upgrade(auth: upgradeAuth, clientAddress: clientAddress)
     }
 
     func webSocketDidOpen(_ socket: WebSocketSocket) {
-        let upgradeAuth = self.upgradeAuth
-        self.upgradeAuth = nil
+        let upgradeAuth = upgrade?.auth, clientAddress = upgrade?.clientAddress
+        upgrade = nil
         if case .failure(let error) = upgradeAuth {
             runtime.logger.info("connection refused", metadata: ["conn": "\(socket.id)", "code": "\(error.code)"])
             socket.close(code: .policyViolation, reason: "\(error.code): \(error)")

@@ -18,6 +18,10 @@ final class HubRuntime: Sendable {
     let channels: UserChannels
     /// Counters for `/metrics`.
     let metrics: HubMetrics
+    /// The rates of every connection's four token buckets, from ``limits``.
+    let rates: ConnectionRates
+    /// The expiry timer every authenticated connection shares.
+    let expiries: TokenExpiryWheel
 
     init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, limits: HubConnectionLimits,
          decoder: ClientMessageDecoder, logger: Logger, account: AccountRequests, channels: UserChannels,
@@ -31,6 +35,8 @@ final class HubRuntime: Sendable {
         self.account = account
         self.channels = channels
         self.metrics = metrics
+        self.expiries = TokenExpiryWheel(clock: clock)
+        self.rates = ConnectionRates(limits)
     }
 
     /// The limits a client is told in `welcome`.
