@@ -37,12 +37,14 @@ final class HubConnectionWorker: Sendable {
 
     /// The worker's mutable state: in the mailbox while no task runs, in the running task's
     /// hands while one does.
+    ///
+    /// (Its fields and the mailbox's are in an order that leaves little padding: every idle
+    /// connection holds one.)
     private struct State: Sendable {
         var user: HubUser?
+        var closed = false
         /// The `exp` of the token the connection is authenticated with (epoch seconds).
         var expiresAt = 0
-        /// The bucket of ``HubRuntime/expiries`` this connection waits in for `expiresAt`, once armed.
-        var expiryBucket: Int64?
         /// The session this connection plays in; its id goes on every log line of the connection.
         var session: LiveSession?
         var generation = 0
@@ -50,7 +52,8 @@ final class HubConnectionWorker: Sendable {
         var lines: TokenBucket
         var joins: TokenBucket
         var errors: TokenBucket
-        var closed = false
+        /// The bucket of ``HubRuntime/expiries`` this connection waits in for `expiresAt`, once armed.
+        var expiryBucket: Int64?
     }
 
     /// The inputs not yet processed, and whether a task is processing them.
@@ -58,11 +61,11 @@ final class HubConnectionWorker: Sendable {
         /// Pending inputs from `head` on (the ones before are taken); emptied when all are.
         var pending: [ConnectionInput] = []
         var head = 0
+        var state: State
         /// A task is processing the inputs (and holds `state`).
         var draining = false
         /// ``ConnectionInput/closed`` was queued: later inputs are dropped.
         var finished = false
-        var state: State
 
         /// The next pending input, if any.
         mutating func take() -> ConnectionInput? {
@@ -83,6 +86,14 @@ final class HubConnectionWorker: Sendable {
             }
             return input
         }
+    }
+
+    /// Gives a connection that opened without a token ``HubConnectionLimits/authTimeoutSeconds``
+    /// to send `auth` (``ConnectionInput/authTimeout`` closes it unless it did). The timer is not
+    /// cancelled: an authenticated or closed connection ignores it, and keeping no handle keeps
+    /// every connection smaller; it holds the worker at most that long after a close.
+    func awaitAuthentication() {
+        socket.eventLoop.scheduleTask(in: .seconds(runtime.limits.authTimeoutSeconds)) { self.yield(.authTimeout) }
     }
 
     /// Queues `input` behind the ones not yet processed, and starts a task to process them when

@@ -15,7 +15,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     private let timeouts: WebSocketTimeouts
     private let backpressure: WebSocketBackpressure
     /// The upgrade request, until the socket that carries it is made.
-    private var request: HandshakeRequest?
+    private var request: UpgradeRequest?
     private let subprotocol: String?
     private let id: UInt64
     private let logger: Logger
@@ -64,7 +64,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.connection = connection
         self.endpoint = endpoint
         self.id = id
-        self.request = request
+        self.request = request.map(UpgradeRequest.init)
         self.subprotocol = subprotocol
         self.timeouts = timeouts
         self.backpressure = backpressure

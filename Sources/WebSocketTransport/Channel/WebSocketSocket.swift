@@ -13,8 +13,8 @@ public final class WebSocketSocket: Sendable {
     /// The upgrade request (server side), for the path, query and headers: set while
     /// ``WebSocketEndpoint/webSocketDidOpen(_:)`` runs, nil afterwards (an open connection does
     /// not keep its request's headers). Keep what you need of it when the socket opens.
-    public var request: HandshakeRequest? { upgradeRequest.withLock { $0 } }
-    private let upgradeRequest: Mutex<HandshakeRequest?>
+    public var request: HandshakeRequest? { upgradeRequest.withLock { $0?.value } }
+    private let upgradeRequest: Mutex<UpgradeRequest?>
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
     /// The negotiated permessage-deflate parameters, if any.
@@ -31,7 +31,7 @@ public final class WebSocketSocket: Sendable {
     init(
         id: UInt64,
         eventLoop: any EventLoop,
-        request: HandshakeRequest?,
+        request: UpgradeRequest?,
         subprotocol: String?,
         compression: PerMessageDeflateParameters?,
         remoteAddress: SocketAddress?,

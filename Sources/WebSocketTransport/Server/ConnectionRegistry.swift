@@ -20,15 +20,18 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Tracks `channel` until it closes.
+    /// Tracks `channel` until ``remove(_:)``.
     func register(id: UInt64, channel: any Channel) {
         state.withLockedValue { $0.channels[id] = channel }
-        channel.closeFuture.whenComplete { [weak self] _ in
-            self?.state.withLockedValue { _ = $0.channels.removeValue(forKey: id) }
-        }
     }
 
-    /// How many connections are open.
+    /// Forgets connection `id` (closed; it may never have been registered). The server calls it
+    /// from the one close callback each accepted channel has, rather than the registry adding a
+    /// second (a second callback costs every connection a callback array and a closure context).
+    func remove(_ id: UInt64) {
+        state.withLockedValue { _ = $0.channels.removeValue(forKey: id) }
+    }
+
     var count: Int { state.withLockedValue { $0.channels.count } }
 
     /// A snapshot of the open channels.

@@ -53,7 +53,7 @@ public final class WebSocketServer: Sendable {
             // Small first reads: an idle connection keeps its pooled receive buffer, so its size
             // is per-connection memory; the allocator grows it for connections that send more.
             .childChannelOption(ChannelOptions.recvAllocator,
-                                value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65_536))
+                                value: CompactReceiveAllocator(minimum: 64, initial: 256, maximum: 65_536))
             .childChannelInitializer { channel in
                 guard statistics.admit(limit: limit) else {
                     // Over the limit: close at once, so the descriptor comes back before the
@@ -76,6 +76,7 @@ public final class WebSocketServer: Sendable {
                 channel.closeFuture.whenComplete { _ in
                     statistics.release()
                     limiter.release(id)
+                    registry.remove(id)
                 }
                 // The peer's address counts now, unless it is a trusted proxy: then each request
                 // head names the client (X-Forwarded-For), and is counted there.
