@@ -5,12 +5,16 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
-/// The codec and transport are on every message's path; in release builds they skip the runtime's
-/// dynamic exclusivity checks (static checks still apply), which cost 15–20 % of small-frame parsing
-/// (Benchmarks/README.md).
-let hotPath: [SwiftSetting] = strict + [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+/// The codec and transport are on every message's path. The hub's own release builds
+/// (`scripts/serve.sh`, `loadtest/`, `Benchmarks/`, `deploy/Containerfile`) set
+/// `SESSIONHUB_UNCHECKED_EXCLUSIVITY=1` so that they skip the runtime's dynamic exclusivity checks
+/// (static checks still apply), which cost 15–20 % of small-frame parsing (Benchmarks/README.md).
+/// Without it the package uses no unsafe flags, so an app can depend on it by version (SwiftPM
+/// refuses `unsafeFlags` in such a dependency).
+let uncheckedExclusivity = Context.environment["SESSIONHUB_UNCHECKED_EXCLUSIVITY"] == "1"
+let hotPath: [SwiftSetting] = strict + (uncheckedExclusivity
+    ? [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+    : [])
 
 let package = Package(
     name: "SessionHub",
@@ -23,6 +27,8 @@ let package = Package(
         .library(name: "HubDomain", targets: ["HubDomain"]),
         .library(name: "HubProtocol", targets: ["HubProtocol"]),
         .library(name: "HubStorage", targets: ["HubStorage"]),
+        // For players' apps: the hub's protocol as typed async calls and a live session model.
+        .library(name: "SessionHubClient", targets: ["SessionHubClient"]),
         // For the journal benchmark (loadtest/: `sessionhub-loadtest journal`).
         .library(name: "HubStoragePostgres", targets: ["HubStoragePostgres"]),
         // For the token fuzz target (Fuzzing/), which calls TokenAuthority through its public API.
@@ -131,6 +137,19 @@ let package = Package(
             resources: [.copy("Dashboard/Static")],
             swiftSettings: strict
         ),
+        // The client library: what an app links (docs/CLIENT.md).
+        .target(
+            name: "SessionHubClient",
+            dependencies: [
+                "HubProtocol",
+                "HubDomain",
+                "WebSocket",
+                "WebSocketTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         // Layer 7: the `sessionhub` command.
         .executableTarget(
             name: "sessionhub",
@@ -195,6 +214,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SessionHubClientTests",
+            dependencies: ["SessionHubClient", "HubProtocol", "HubDomain"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HubProtocolTests",
             dependencies: ["HubProtocol", "HubDomain"],
             swiftSettings: strict
@@ -203,6 +227,7 @@ let package = Package(
             name: "SessionHubServerTests",
             dependencies: [
                 "SessionHubServer",
+                "SessionHubClient",
                 "HubDomain",
                 "HubProtocol",
                 "HubStorage",

@@ -13,6 +13,8 @@
 #   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
 set -euo pipefail
+# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
+export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
 MAIN="$(cd "$HERE/.." && pwd)"
 MODE="${1:?usage: run.sh sessions|idle|idle-echo|rooms [options]}"; shift

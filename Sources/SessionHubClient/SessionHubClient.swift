@@ -1,0 +1,276 @@
+import Foundation
+import HubDomain
+import HubProtocol
+import NIOCore
+import NIOPosix
+import WebSocket
+import WebSocketTransport
+
+/// A player's connection to a SessionHub: typed requests as `async` calls, each matched to its
+/// own answer, the session's broadcasts as an `AsyncSequence`, and a live ``SessionModel`` that
+/// is always the `joined` snapshot with every later broadcast applied once, in order.
+///
+/// ```swift
+/// let client = try SessionHubClient(url: "ws://127.0.0.1:8080/ws") { try await myBackend.hubToken() }
+/// let welcome = try await client.connect()
+/// let session = try await client.host(scenarioId: "ordering-coffee")
+/// print("join code", session.joinCode ?? "-")
+/// let line = try await client.say("Un café, por favor", translation: "A coffee, please")
+/// for await message in client.events { … }    // participants, lines, recasts, stats, ended, …
+/// ```
+///
+/// Requests get ids of their own (a random prefix per client and a counter), so an answer is
+/// never taken for another's. A request whose answer is a broadcast (`say` → `line`, `recast`,
+/// `acceptRecast`, `end` → `ended`) returns once this user's own copy of it arrived: the hub
+/// journaled the change and sent it to everyone. Errors the hub answers with throw
+/// ``SessionHubClientError/refused(code:message:retryAfter:)`` with the protocol's stable code.
+///
+/// The token goes on the upgrade request (`Authorization: Bearer`), never in the URL. This
+/// version does not reconnect by itself: when the connection drops, calls waiting for an answer
+/// throw ``SessionHubClientError/connectionClosed(code:reason:)`` and ``state`` says why.
+public actor SessionHubClient {
+    /// Returns a current token for the hub (called on every connect).
+    public typealias TokenProvider = @Sendable () async throws -> String
+
+    /// Every message from the hub after the client applied it to ``session``: broadcasts,
+    /// replies, and unasked messages such as `left{reason:"ended"}`. One consumer.
+    public nonisolated let events: AsyncStream<ServerMessage>
+    /// Every change of ``state``. One consumer.
+    public nonisolated let states: AsyncStream<ConnectionState>
+    private let eventSink: AsyncStream<ServerMessage>.Continuation
+    private let stateSink: AsyncStream<ConnectionState>.Continuation
+
+    /// Where the connection stands.
+    public private(set) var state: ConnectionState = .idle
+    /// The session this client plays in, or played in last (``isInSession`` tells which).
+    public private(set) var session: SessionModel?
+    /// The client is in ``session`` (between `joined` or `resumed` and `left`).
+    public private(set) var isInSession = false
+    /// The hub's `welcome`, once connected.
+    public private(set) var welcome: ServerMessage.Welcome?
+    /// The token that resumes this client's seat (from the last `joined` or `resumed`).
+    public private(set) var resumeToken: String?
+
+    private let url: WebSocketURL
+    private let token: TokenProvider
+    private let requestTimeout: Duration
+    private let idPrefix: String
+    private var nextId = 0
+    private var connection: WebSocketClientConnection?
+    private var reader: Task<Void, Never>?
+    private var book = RequestBook<CheckedContinuation<ServerMessage, any Error>>()
+    private var welcomeWaiter: CheckedContinuation<ServerMessage.Welcome, any Error>?
+
+    /// A client for the hub at `url` (`ws://host:port/ws`).
+    /// - Parameters:
+    ///   - requestTimeout: how long a request may wait for its answer.
+    ///   - token: called for a token on every connect.
+    /// - Throws: ``SessionHubClientError/transport(_:)`` when `url` is not a WebSocket URL.
+    public init(url: String, requestTimeout: Duration = .seconds(10), token: @escaping TokenProvider) throws(SessionHubClientError) {
+        do {
+            self.url = try WebSocketURL(parsing: url)
+        } catch {
+            throw .transport("not a WebSocket URL: \(url) (\(error))")
+        }
+        self.token = token
+        self.requestTimeout = requestTimeout
+        self.idPrefix = String(UInt32.random(in: .min ... .max), radix: 36) + "-"
+        (events, eventSink) = AsyncStream.makeStream(of: ServerMessage.self)
+        (states, stateSink) = AsyncStream.makeStream(of: ConnectionState.self)
+    }
+
+    // MARK: Connection
+
+    /// Opens the connection with a fresh token and waits for the hub's `welcome`.
+    @discardableResult
+    public func connect() async throws -> ServerMessage.Welcome {
+        guard connection == nil else { throw SessionHubClientError.wrongState("already connected") }
+        move(to: .connecting)
+        let connection: WebSocketClientConnection
+        do {
+            let token = try await self.token()
+            var configuration = WebSocketClientConfiguration()
+            configuration.headers = [(name: "Authorization", value: "Bearer \(token)")]
+            connection = try await WebSocketClient.connect(to: url, configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
+        } catch {
+            move(to: .closed(code: nil, reason: "\(error)"))
+            throw SessionHubClientError.transport("cannot connect to \(url): \(error)")
+        }
+        self.connection = connection
+        reader = Task { [weak self] in
+            for await event in connection.events {
+                switch event {
+                case .message(.text(let buffer)):
+                    await self?.receive(Data(buffer.readableBytesView))
+                case .message(.binary):
+                    continue
+                case .closed(let code, let reason):
+                    await self?.closed(code: code.map { Int($0.rawValue) }, reason: reason)
+                }
+            }
+        }
+        let welcome = try await withCheckedThrowingContinuation { welcomeWaiter = $0 }
+        self.welcome = welcome
+        move(to: .connected(userId: welcome.userId))
+        return welcome
+    }
+
+    /// Closes the connection (1000). The seat, if any, is held for the hub's grace window.
+    public func close() {
+        connection?.close(code: .normalClosure, reason: "bye")
+    }
+
+    // MARK: Requests
+
+    /// The hub's scenarios, sorted by title.
+    public func scenarios() async throws -> [Scenario] {
+        guard case .scenarios(let list) = try await request(.scenarios, answer: .scenarios) else { throw unexpected("scenarios") }
+        return list.scenarios
+    }
+
+    /// The hub's clock (epoch ms), measured by a round trip.
+    public func ping() async throws -> Int64 {
+        guard case .pong(let pong) = try await request(.ping, answer: .pong) else { throw unexpected("ping") }
+        return pong.serverTime
+    }
+
+    /// Hosts a session of `scenarioId` (others join with its ``SessionModel/joinCode``).
+    public func host(scenarioId: String, maxPlayers: Int? = nil) async throws -> SessionModel {
+        try await enter(.host(scenarioId: scenarioId, maxPlayers: maxPlayers))
+    }
+
+    /// Plays `scenarioId` alone.
+    public func startSolo(scenarioId: String) async throws -> SessionModel {
+        try await enter(.startSolo(scenarioId: scenarioId))
+    }
+
+    /// Joins the session whose code is `code` (case and dashes do not matter).
+    public func join(code: String) async throws -> SessionModel {
+        try await enter(.join(code: code))
+    }
+
+    /// Says a line; returns it as the hub stored it, once everyone was sent it.
+    /// - Parameter clientId: your own id for the line, so that sending it again after a drop
+    ///   never stores it twice (docs/PROTOCOL.md, section 13).
+    public func say(_ text: String, translation: String = "", clientId: String? = nil) async throws -> DialogLine {
+        try requireSession()
+        let answer = try await request(.say(textNative: text, textTranslated: translation, clientId: clientId), answer: .line)
+        guard case .line(let line) = answer else { throw unexpected("say") }
+        return line.line
+    }
+
+    /// Corrects someone else's line.
+    public func recast(lineId: String, correctedText: String, explanation: String? = nil,
+                       issueTypes: [RecastIssueType]) async throws -> Recast {
+        try requireSession()
+        let answer = try await request(.recast(lineId: lineId, correctedText: correctedText, explanation: explanation,
+                                               issueTypes: issueTypes), answer: .recast)
+        guard case .recast(let recast) = answer else { throw unexpected("recast") }
+        return recast.recast
+    }
+
+    /// Accepts a correction of one of your lines.
+    public func acceptRecast(_ recastId: String) async throws {
+        try requireSession()
+        _ = try await request(.acceptRecast(recastId: recastId), answer: .recastAccepted)
+    }
+
+    /// Leaves the session for good (no grace window).
+    public func leave() async throws {
+        try requireSession()
+        _ = try await request(.leave, answer: .left)
+        isInSession = false
+    }
+
+    /// Ends the session (host only); returns the `ended` broadcast with everyone's figures.
+    public func end() async throws -> ServerMessage.EndedBroadcast {
+        try requireSession()
+        guard case .ended(let ended) = try await request(.end, answer: .ended) else { throw unexpected("end") }
+        return ended
+    }
+
+    // MARK: Internals
+
+    private func enter(_ request: ClientRequest) async throws -> SessionModel {
+        if isInSession { throw SessionHubClientError.wrongState("already in a session; leave it first") }
+        _ = try await self.request(request, answer: .joined)
+        guard let session else { throw unexpected(request.type) }
+        return session
+    }
+
+    private func requireSession() throws {
+        if connection == nil { throw SessionHubClientError.notConnected }
+        if !isInSession { throw SessionHubClientError.wrongState("not in a session") }
+    }
+
+    private func unexpected(_ request: String) -> SessionHubClientError {
+        .transport("unexpected answer to \(request)")
+    }
+
+    /// Sends `request` under a fresh id and waits for the message that answers it.
+    private func request(_ request: ClientRequest, answer: RequestBook<CheckedContinuation<ServerMessage, any Error>>.Answer) async throws -> ServerMessage {
+        guard let connection else { throw SessionHubClientError.notConnected }
+        nextId += 1
+        let id = idPrefix + String(nextId)
+        let text = ClientMessageEncoder.encode(request, id: id)
+        let timeout = requestTimeout
+        return try await withCheckedThrowingContinuation { waiter in
+            book.add(id: id, answer: answer, waiter: waiter)
+            connection.send(text: text)
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.expire(id, request: request.type)
+            }
+        }
+    }
+
+    private func expire(_ id: String, request: String) {
+        book.remove(id: id)?.resume(throwing: SessionHubClientError.timedOut(request: request))
+    }
+
+    private func receive(_ data: Data) {
+        let message: ServerMessage
+        do {
+            message = try ServerMessageDecoder().decode(data)
+        } catch {
+            return  // not a message of this protocol version: skipped
+        }
+        switch message {
+        case .welcome(let welcome) where welcome.ref == nil:
+            welcomeWaiter?.resume(returning: welcome)
+            welcomeWaiter = nil
+        case .joined(let joined):
+            session = SessionModel(joined.session)
+            resumeToken = joined.resumeToken
+            isInSession = true
+        case .resumed(let resumed):
+            if let snapshot = resumed.session { session = SessionModel(snapshot) }
+            resumeToken = resumed.resumeToken
+            isInSession = true
+        case .left:
+            isInSession = false
+        default:
+            session?.apply(message)
+        }
+        if let (waiter, outcome) = book.answer(message, userId: welcome?.userId) {
+            waiter.resume(with: outcome.mapError { $0 as any Error })
+        }
+        eventSink.yield(message)
+    }
+
+    private func closed(code: Int?, reason: String) {
+        connection = nil
+        reader = nil
+        isInSession = false
+        let failure = SessionHubClientError.connectionClosed(code: code, reason: reason)
+        welcomeWaiter?.resume(throwing: failure)
+        welcomeWaiter = nil
+        for waiter in book.removeAll() { waiter.resume(throwing: failure) }
+        move(to: .closed(code: code, reason: reason))
+    }
+
+    private func move(to state: ConnectionState) {
+        self.state = state
+        stateSink.yield(state)
+    }
+}

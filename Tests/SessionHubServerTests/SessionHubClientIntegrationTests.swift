@@ -1,0 +1,146 @@
+import Foundation
+import HubDomain
+import HubProtocol
+import SessionHubClient
+import SessionHubServer
+import Testing
+
+/// The client library against the real hub on a loopback port: three players play a session
+/// through typed calls, and every member's live model ends identical.
+@Suite("SessionHubClient against a real hub")
+struct SessionHubClientIntegrationTests {
+    static func client(_ port: Int, _ user: String) throws -> SessionHubClient {
+        try SessionHubClient(url: "ws://127.0.0.1:\(port)/ws") { HubTestServer.token(user) }
+    }
+
+    /// Waits until `client`'s model has applied `seq`.
+    static func settle(_ client: SessionHubClient, at seq: Int) async throws -> SessionModel {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if let model = await client.session, model.seq >= seq { return model }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw SessionHubClientError.timedOut(request: "seq \(seq)")
+    }
+
+    @Test("Three players host, join, speak, correct, accept and end; every model ends the same")
+    func threePlayers() async throws {
+        try await HubTestServer.with { port in
+            let ana = try Self.client(port, "ana"), ben = try Self.client(port, "ben"), cleo = try Self.client(port, "cleo")
+            let welcome = try await ana.connect()
+            #expect(welcome.userId == "ana")
+            #expect(await ana.state == .connected(userId: "ana"))
+            try await ben.connect()
+            try await cleo.connect()
+
+            let scenarios = try await ana.scenarios()
+            let scenario = try #require(scenarios.first { $0.maxPlayers >= 3 })
+            let hosted = try await ana.host(scenarioId: scenario.id)
+            let code = try #require(hosted.joinCode)
+            _ = try await ben.join(code: code.lowercased())
+            _ = try await cleo.join(code: code)
+
+            let first = try await ana.say("Buenos días", translation: "Good morning")
+            #expect(first.speakerId == "ana")
+            let second = try await ben.say("Yo quiero un cafe", translation: "I want a coffee")
+            let recast = try await cleo.recast(lineId: second.id, correctedText: "Quiero un café, por favor",
+                                               explanation: "More polite", issueTypes: [.naturalness])
+            #expect(recast.authorId == "cleo")
+            #expect(recast.speakerId == "ben")
+            try await ben.acceptRecast(recast.id)
+            let ended = try await ana.end()
+            #expect(ended.cause == .hostEnded)
+            #expect(Set(ended.participants.map(\.userId)) == ["ana", "ben", "cleo"])
+
+            let final = try #require(await ana.session)
+            #expect(final.lines.map(\.textNative) == ["Buenos días", "Yo quiero un cafe"])
+            #expect(final.recasts.map(\.accepted) == [true])
+            #expect(final.ended == ended)
+            for other in [ben, cleo] {
+                let model = try await Self.settle(other, at: final.seq)
+                #expect(model == final, "every member applied the same broadcasts in the same order")
+            }
+            for player in [ana, ben, cleo] { await player.close() }
+        }
+    }
+
+    @Test("Refusals throw the hub's stable code; calls in the wrong state are refused locally")
+    func refusals() async throws {
+        try await HubTestServer.with { port in
+            let ana = try Self.client(port, "ana")
+            await #expect(throws: SessionHubClientError.notConnected) { _ = try await ana.ping() }
+            try await ana.connect()
+            #expect(try await ana.ping() > 0)
+            do {
+                _ = try await ana.join(code: "ZZZZZZ")
+                Issue.record("a join with an unknown code succeeded")
+            } catch let SessionHubClientError.refused(code, _, _) {
+                #expect(code == "unknown_join_code")
+            }
+            await #expect(throws: SessionHubClientError.wrongState("not in a session")) {
+                _ = try await ana.say("Hola")
+            }
+            do {
+                _ = try await ana.host(scenarioId: "no-such-scenario")
+                Issue.record("hosting an unknown scenario succeeded")
+            } catch let SessionHubClientError.refused(code, _, _) {
+                #expect(code == "unknown_scenario")
+            }
+            await ana.close()
+        }
+    }
+
+    @Test("A token the hub refuses fails connect, and the state says the connection closed")
+    func refusedToken() async throws {
+        try await HubTestServer.with { port in
+            let mallory = try SessionHubClient(url: "ws://127.0.0.1:\(port)/ws") { "not.a.token" }
+            await #expect(throws: SessionHubClientError.self) { try await mallory.connect() }
+            guard case .closed = await mallory.state else {
+                Issue.record("state after a refused token: \(await mallory.state)")
+                return
+            }
+        }
+    }
+
+    @Test("After the connection closed, the state says so and calls throw notConnected")
+    func closedConnection() async throws {
+        try await HubTestServer.with { port in
+            let ana = try Self.client(port, "ana")
+            try await ana.connect()
+            _ = try await ana.startSolo(scenarioId: try #require(try await ana.scenarios().first).id)
+            #expect(await ana.isInSession)
+            await ana.close()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while case .connected = await ana.state, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            guard case .closed = await ana.state else {
+                Issue.record("still \(await ana.state)")
+                return
+            }
+            #expect(await !ana.isInSession)
+            await #expect(throws: SessionHubClientError.notConnected) { _ = try await ana.say("¿Hola?") }
+        }
+    }
+
+    @Test("A call waiting for its answer throws connectionClosed when the connection closes")
+    func closeFailsWaiters() async throws {
+        let persistence = HubPersistence(journal: InMemorySessionJournal(), history: InMemoryHistoryWriter(),
+                                         learners: InMemoryLearnerRecords())
+        try await HubTestServer.with(persistence: persistence, adjust: { $0.enableEcho = true }) { port, _ in
+            // /echo never says welcome: connect waits for it until the connection closes.
+            let client = try SessionHubClient(url: "ws://127.0.0.1:\(port)/echo") { HubTestServer.token("ana") }
+            let waiting = Task { try await client.connect() }
+            // Close once the socket is open (until then there is nothing to close); bounded.
+            for _ in 0..<50 {
+                try await Task.sleep(for: .milliseconds(100))
+                await client.close()
+                if case .closed = await client.state { break }
+            }
+            do {
+                _ = try await waiting.value
+                Issue.record("connect succeeded on /echo")
+            } catch let SessionHubClientError.connectionClosed(code, _) {
+                #expect(code == 1000)
+            }
+        }
+    }
+}
