@@ -25,9 +25,14 @@ import WebSocketTransport
 /// journaled the change and sent it to everyone. Errors the hub answers with throw
 /// ``SessionHubClientError/refused(code:message:retryAfter:)`` with the protocol's stable code.
 ///
-/// The token goes on the upgrade request (`Authorization: Bearer`), never in the URL. This
-/// version does not reconnect by itself: when the connection drops, calls waiting for an answer
-/// throw ``SessionHubClientError/connectionClosed(code:reason:)`` and ``state`` says why.
+/// The token goes on the upgrade request (`Authorization: Bearer`), never in the URL.
+///
+/// **Drops.** When the connection drops (or the hub restarts, hands the session to another
+/// node, or the token expires), calls waiting for an answer throw
+/// ``SessionHubClientError/connectionClosed(code:reason:)``, and the client comes back by itself
+/// (``ReconnectPolicy``): a new connection with a fresh token, then `resume` with the newest
+/// resume token and the model's `seq`, so the model continues with exactly the broadcasts it
+/// missed. ``state`` is ``ConnectionState/reconnecting(attempt:)`` meanwhile.
 public actor SessionHubClient {
     /// Returns a current token for the hub (called on every connect).
     public typealias TokenProvider = @Sendable () async throws -> String
@@ -54,6 +59,10 @@ public actor SessionHubClient {
     private let url: WebSocketURL
     private let token: TokenProvider
     private let requestTimeout: Duration
+    private let reconnect: ReconnectPolicy?
+    /// ``close()`` was called: no reconnecting.
+    private var closing = false
+    private var reconnecting: Task<Void, Never>?
     private let idPrefix: String
     private var nextId = 0
     private var connection: WebSocketClientConnection?
@@ -64,9 +73,11 @@ public actor SessionHubClient {
     /// A client for the hub at `url` (`ws://host:port/ws`).
     /// - Parameters:
     ///   - requestTimeout: how long a request may wait for its answer.
+    ///   - reconnect: how to come back after a drop; nil: not at all.
     ///   - token: called for a token on every connect.
     /// - Throws: ``SessionHubClientError/transport(_:)`` when `url` is not a WebSocket URL.
-    public init(url: String, requestTimeout: Duration = .seconds(10), token: @escaping TokenProvider) throws(SessionHubClientError) {
+    public init(url: String, requestTimeout: Duration = .seconds(10), reconnect: ReconnectPolicy? = ReconnectPolicy(),
+                token: @escaping TokenProvider) throws(SessionHubClientError) {
         do {
             self.url = try WebSocketURL(parsing: url)
         } catch {
@@ -74,6 +85,7 @@ public actor SessionHubClient {
         }
         self.token = token
         self.requestTimeout = requestTimeout
+        self.reconnect = reconnect
         self.idPrefix = String(UInt32.random(in: .min ... .max), radix: 36) + "-"
         (events, eventSink) = AsyncStream.makeStream(of: ServerMessage.self)
         (states, stateSink) = AsyncStream.makeStream(of: ConnectionState.self)
@@ -84,8 +96,34 @@ public actor SessionHubClient {
     /// Opens the connection with a fresh token and waits for the hub's `welcome`.
     @discardableResult
     public func connect() async throws -> ServerMessage.Welcome {
-        guard connection == nil else { throw SessionHubClientError.wrongState("already connected") }
+        guard connection == nil, reconnecting == nil else { throw SessionHubClientError.wrongState("already connected") }
+        closing = false
         move(to: .connecting)
+        do {
+            let welcome = try await open()
+            move(to: .connected(userId: welcome.userId))
+            return welcome
+        } catch {
+            if case .connecting = state { move(to: .closed(code: nil, reason: "\(error)")) }
+            throw error
+        }
+    }
+
+    /// Closes the connection (1000) and stops coming back. The seat, if any, is held for the
+    /// hub's grace window.
+    public func close() {
+        closing = true
+        reconnecting?.cancel()
+        reconnecting = nil
+        if let connection {
+            connection.close(code: .normalClosure, reason: "bye")
+        } else if case .reconnecting = state {
+            move(to: .closed(code: nil, reason: "closed by the client"))
+        }
+    }
+
+    /// A new connection with a fresh token, up to the hub's `welcome`.
+    private func open() async throws -> ServerMessage.Welcome {
         let connection: WebSocketClientConnection
         do {
             let token = try await self.token()
@@ -93,10 +131,10 @@ public actor SessionHubClient {
             configuration.headers = [(name: "Authorization", value: "Bearer \(token)")]
             connection = try await WebSocketClient.connect(to: url, configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
         } catch {
-            move(to: .closed(code: nil, reason: "\(error)"))
             throw SessionHubClientError.transport("cannot connect to \(url): \(error)")
         }
         self.connection = connection
+        let generation = nextGeneration()
         reader = Task { [weak self] in
             for await event in connection.events {
                 switch event {
@@ -105,19 +143,52 @@ public actor SessionHubClient {
                 case .message(.binary):
                     continue
                 case .closed(let code, let reason):
-                    await self?.closed(code: code.map { Int($0.rawValue) }, reason: reason)
+                    await self?.closed(code: code.map { Int($0.rawValue) }, reason: reason, generation: generation)
                 }
             }
         }
         let welcome = try await withCheckedThrowingContinuation { welcomeWaiter = $0 }
         self.welcome = welcome
-        move(to: .connected(userId: welcome.userId))
         return welcome
     }
 
-    /// Closes the connection (1000). The seat, if any, is held for the hub's grace window.
-    public func close() {
-        connection?.close(code: .normalClosure, reason: "bye")
+    private var generation = 0
+
+    private func nextGeneration() -> Int {
+        generation += 1
+        return generation
+    }
+
+    /// Comes back after a drop: waits, reconnects, resumes the seat if there was one.
+    private func comeBack(resuming: Bool, policy: ReconnectPolicy) async {
+        var attempt = 0
+        while !closing, !Task.isCancelled {
+            attempt += 1
+            if let most = policy.maxAttempts, attempt > most { break }
+            move(to: .reconnecting(attempt: attempt))
+            try? await Task.sleep(for: policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1)))
+            if closing || Task.isCancelled { break }
+            guard let welcome = try? await open() else {
+                connection?.close(code: .goingAway, reason: "reconnect failed")
+                connection = nil
+                continue
+            }
+            if resuming, let token = resumeToken, let lastSeq = session?.seq {
+                do {
+                    _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+                } catch SessionHubClientError.refused {
+                    // The seat is gone (grace window over, session ended, …): the client stays in
+                    // the lobby; the hub's `error` went out on `events` like every message.
+                } catch {
+                    continue  // dropped again: next attempt
+                }
+            }
+            reconnecting = nil
+            move(to: .connected(userId: welcome.userId))
+            return
+        }
+        reconnecting = nil
+        if connection == nil { move(to: .closed(code: nil, reason: closing ? "closed by the client" : "gave up reconnecting")) }
     }
 
     // MARK: Requests
@@ -258,14 +329,22 @@ public actor SessionHubClient {
         eventSink.yield(message)
     }
 
-    private func closed(code: Int?, reason: String) {
+    private func closed(code: Int?, reason: String, generation: Int) {
+        guard generation == self.generation else { return }  // an older connection's last word
         connection = nil
         reader = nil
+        let wasInSession = isInSession
         isInSession = false
         let failure = SessionHubClientError.connectionClosed(code: code, reason: reason)
+        let wasWelcomed = welcomeWaiter == nil
         welcomeWaiter?.resume(throwing: failure)
         welcomeWaiter = nil
         for waiter in book.removeAll() { waiter.resume(throwing: failure) }
+        if reconnecting != nil { return }  // the reconnect loop goes on
+        if !closing, wasWelcomed, let policy = reconnect, ReconnectPolicy.reconnects(afterClose: code, reason: reason) {
+            reconnecting = Task { await self.comeBack(resuming: wasInSession, policy: policy) }
+            return
+        }
         move(to: .closed(code: code, reason: reason))
     }
 

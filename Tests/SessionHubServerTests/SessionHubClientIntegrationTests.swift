@@ -143,4 +143,80 @@ struct SessionHubClientIntegrationTests {
             }
         }
     }
+
+    /// Waits until `client` is connected and in a session whose model has applied `seq`.
+    static func back(_ client: SessionHubClient, at seq: Int) async throws -> SessionModel {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if case .connected = await client.state, await client.isInSession, let model = await client.session, model.seq >= seq {
+                return model
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw SessionHubClientError.timedOut(request: "back at seq \(seq), state \(await client.state)")
+    }
+
+    static let quickReconnect = ReconnectPolicy(initialDelay: .milliseconds(50), maxDelay: .milliseconds(200))
+
+    @Test("A dropped connection comes back by itself and resumes: the model goes on with exactly what it missed")
+    func dropAndResume() async throws {
+        try await HubTestServer.with { port in
+            let proxy = try await TCPProxy(to: port)
+            let ana = try Self.client(port, "ana")
+            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: Self.quickReconnect) {
+                HubTestServer.token("ben")
+            }
+            try await ana.connect()
+            try await ben.connect()
+            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
+            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
+            _ = try await ben.join(code: code)
+            _ = try await ana.say("Primera", translation: "First")
+            _ = try await Self.settle(ben, at: try #require(await ana.session).seq)
+
+            for round in 1...3 {
+                proxy.sever()
+                // Ana goes on while Ben is away; his resume replays it.
+                _ = try await ana.say("Mientras tanto \(round)", translation: "Meanwhile \(round)")
+                let model = try await Self.back(ben, at: try #require(await ana.session).seq)
+                _ = try await ben.say("Ya estoy \(round)", translation: "I'm back \(round)")
+                // Ben's say returned on his own copy; Ana's may still be on its way.
+                let target = max(try #require(await ana.session).seq, try #require(await ben.session).seq)
+                let anaNow = try await Self.settle(ana, at: target), benNow = try await Self.settle(ben, at: target)
+                #expect(benNow == anaNow, "round \(round): after the resume both models are the same")
+                #expect(model.lines.count >= round * 2)
+            }
+            let transcript = try await Self.settle(ana, at: try #require(await ben.session).seq)
+            #expect(transcript.lines.map(\.speakerId) == ["ana", "ana", "ben", "ana", "ben", "ana", "ben"])
+            await ana.close()
+            await ben.close()
+            await proxy.stop()
+        }
+    }
+
+    @Test("While the hub cannot be reached the client keeps trying; close() stops it")
+    func closeStopsReconnecting() async throws {
+        try await HubTestServer.with { port in
+            let proxy = try await TCPProxy(to: port)
+            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: Self.quickReconnect) {
+                HubTestServer.token("ben")
+            }
+            try await ben.connect()
+            await proxy.stop()
+            let deadline = ContinuousClock.now + .seconds(5)
+            var attempts = 0
+            while ContinuousClock.now < deadline {
+                if case .reconnecting(let attempt) = await ben.state { attempts = attempt }
+                if attempts >= 3 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(attempts >= 3, "kept trying while the hub was unreachable")
+            await ben.close()
+            try await Task.sleep(for: .milliseconds(300))
+            guard case .closed = await ben.state else {
+                Issue.record("after close(): \(await ben.state)")
+                return
+            }
+        }
+    }
 }
