@@ -68,6 +68,10 @@ public actor SessionHubClient {
     private var connection: WebSocketClientConnection?
     private var reader: Task<Void, Never>?
     private var book = RequestBook<CheckedContinuation<ServerMessage, any Error>>()
+    private var outbox = LineOutbox<CheckedContinuation<DialogLine, any Error>>()
+    private var lineNumber = 0
+    /// The connection dropped while the client was in a session, and it is coming back to it.
+    private var awaitingResume = false
     private var welcomeWaiter: CheckedContinuation<ServerMessage.Welcome, any Error>?
 
     /// A client for the hub at `url` (`ws://host:port/ws`).
@@ -176,18 +180,25 @@ public actor SessionHubClient {
             if resuming, let token = resumeToken, let lastSeq = session?.seq {
                 do {
                     _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
-                } catch SessionHubClientError.refused {
+                    // Lines the replay did not show are sent again; a repeat is refused, not recorded.
+                    for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
+                } catch let refusal as SessionHubClientError {
+                    guard case .refused = refusal else { continue }  // dropped again: next attempt
                     // The seat is gone (grace window over, session ended, …): the client stays in
                     // the lobby; the hub's `error` went out on `events` like every message.
+                    failLines(refusal)
                 } catch {
-                    continue  // dropped again: next attempt
+                    continue
                 }
             }
+            awaitingResume = false
             reconnecting = nil
             move(to: .connected(userId: welcome.userId))
             return
         }
         reconnecting = nil
+        awaitingResume = false
+        failLines(.connectionClosed(code: nil, reason: closing ? "closed by the client" : "gave up reconnecting"))
         if connection == nil { move(to: .closed(code: nil, reason: closing ? "closed by the client" : "gave up reconnecting")) }
     }
 
@@ -221,13 +232,66 @@ public actor SessionHubClient {
     }
 
     /// Says a line; returns it as the hub stored it, once everyone was sent it.
-    /// - Parameter clientId: your own id for the line, so that sending it again after a drop
-    ///   never stores it twice (docs/PROTOCOL.md, section 13).
+    ///
+    /// The line survives drops: said while the client is reconnecting, it is sent once the seat
+    /// is resumed; sent but not acknowledged when the connection dropped, it is sent again after
+    /// the resume unless the replay shows it arrived. Its `clientId` makes sure the hub records it
+    /// exactly once either way.
+    /// - Parameter clientId: your own id for the line (unique among your lines of the session);
+    ///   one is made up when nil.
     public func say(_ text: String, translation: String = "", clientId: String? = nil) async throws -> DialogLine {
-        try requireSession()
-        let answer = try await request(.say(textNative: text, textTranslated: translation, clientId: clientId), answer: .line)
-        guard case .line(let line) = answer else { throw unexpected("say") }
-        return line.line
+        if !awaitingResume { try requireSession() }
+        lineNumber += 1
+        let clientId = clientId ?? idPrefix + "line-" + String(lineNumber)
+        return try await withCheckedThrowingContinuation { waiter in
+            outbox.add(clientId: clientId, text: text, translation: translation, waiter: waiter)
+            if connection != nil, isInSession { send(line: clientId, text: text, translation: translation) }
+        }
+    }
+
+    /// Sends the line `clientId` under a fresh request id; fails it with a timeout if it is still
+    /// unanswered on a live connection after ``requestTimeout``.
+    private func send(line clientId: String, text: String, translation: String) {
+        guard let connection else { return }
+        nextId += 1
+        let id = idPrefix + String(nextId)
+        outbox.sent(clientId, as: id)
+        connection.send(text: ClientMessageEncoder.encode(.say(textNative: text, textTranslated: translation, clientId: clientId), id: id))
+        let timeout = requestTimeout
+        Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            await self?.expireLine(requestId: id)
+        }
+    }
+
+    private func expireLine(requestId: String) {
+        guard case .connected = state, let line = outbox.take(requestId: requestId) else { return }
+        line.waiter.resume(throwing: SessionHubClientError.timedOut(request: "say"))
+    }
+
+    /// Settles the outbox with `message`: a line of this user's with a waiting `clientId` is
+    /// acknowledged; an `error` answering a line's latest send refuses it (`duplicate_line`:
+    /// it was recorded before, and the model has it).
+    private func settleLines(with message: ServerMessage) {
+        switch message {
+        case .line(let m) where m.line.speakerId == welcome?.userId:
+            if let clientId = m.line.clientId, let line = outbox.take(clientId: clientId) { line.waiter.resume(returning: m.line) }
+        case .error(let m):
+            guard let ref = m.ref, let line = outbox.take(requestId: ref) else { return }
+            if m.code == HubError.Code.duplicateLine.rawValue,
+               let stored = session?.lines.first(where: { $0.clientId == line.clientId && $0.speakerId == welcome?.userId }) {
+                line.waiter.resume(returning: stored)
+            } else {
+                line.waiter.resume(throwing: SessionHubClientError(m))
+            }
+        default:
+            break
+        }
+    }
+
+    /// Fails every line still waiting (the seat is gone, or the client stopped).
+    private func failLines(_ failure: SessionHubClientError) {
+        for line in outbox.removeAll() { line.waiter.resume(throwing: failure) }
     }
 
     /// Corrects someone else's line.
@@ -326,6 +390,7 @@ public actor SessionHubClient {
         if let (waiter, outcome) = book.answer(message, userId: welcome?.userId) {
             waiter.resume(with: outcome.mapError { $0 as any Error })
         }
+        settleLines(with: message)
         eventSink.yield(message)
     }
 
@@ -342,9 +407,12 @@ public actor SessionHubClient {
         for waiter in book.removeAll() { waiter.resume(throwing: failure) }
         if reconnecting != nil { return }  // the reconnect loop goes on
         if !closing, wasWelcomed, let policy = reconnect, ReconnectPolicy.reconnects(afterClose: code, reason: reason) {
+            awaitingResume = wasInSession
+            if !wasInSession { failLines(failure) }
             reconnecting = Task { await self.comeBack(resuming: wasInSession, policy: policy) }
             return
         }
+        failLines(failure)
         move(to: .closed(code: code, reason: reason))
     }
 

@@ -24,7 +24,9 @@ public struct SessionModel: Sendable, Equatable {
     public var lines: [DialogLine]
     /// Every correction, in order (`accepted` kept up to date).
     public var recasts: [Recast]
-    /// The latest live figures of each participant who has some.
+    /// The latest figures of each participant: live ones from `stats` broadcasts while the
+    /// session runs — only those sent since this client joined, as a snapshot carries none — and,
+    /// once it ended, everyone's final figures (the same for every member).
     public var stats: [String: ParticipantStats]
     /// The end, once the session is over.
     public var ended: ServerMessage.EndedBroadcast?
@@ -81,6 +83,7 @@ public struct SessionModel: Sendable, Equatable {
             for figures in m.participants { stats[figures.userId] = figures }
         case .ended(let m):
             ended = m
+            stats = Dictionary(m.participants.map { ($0.userId, $0.figures) }, uniquingKeysWith: { _, last in last })
         case .welcome, .joined, .resumed, .scenarios, .pong, .left, .error, .other:
             break
         }

@@ -219,4 +219,60 @@ struct SessionHubClientIntegrationTests {
             }
         }
     }
+
+    @Test("Lines said just before, during and after drops are each recorded exactly once, in the order said")
+    func linesSurviveDrops() async throws {
+        try await HubTestServer.with { port in
+            let proxy = try await TCPProxy(to: port)
+            let ana = try Self.client(port, "ana")
+            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: Self.quickReconnect) {
+                HubTestServer.token("ben")
+            }
+            try await ana.connect()
+            try await ben.connect()
+            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
+            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
+            _ = try await ben.join(code: code)
+
+            var said: [String] = []
+            // Four rounds: eight lines stay below the scenario's goal (which would end the session).
+            #expect(scenario.goal.lines > 8)
+            for round in 1...4 {
+                // One line on its way when the connection is cut (it may or may not have reached
+                // the hub), one said while the client is away.
+                let inFlight = "En camino \(round)", offline = "Sin conexión \(round)"
+                let first = Task { try await ben.say(inFlight) }
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...3000)))
+                proxy.sever()
+                try await Task.sleep(for: .milliseconds(5))
+                let second = Task { try await ben.say(offline) }
+                let lines = [try await first.value, try await second.value]
+                #expect(lines.map(\.textNative) == [inFlight, offline])
+                #expect(lines.allSatisfy { $0.speakerId == "ben" && $0.clientId != nil })
+                said += [inFlight, offline]
+            }
+            let target = try #require(await ben.session).seq
+            let transcript = try await Self.settle(ana, at: target)
+            let bens = transcript.lines.filter { $0.speakerId == "ben" }.map(\.textNative)
+            #expect(bens == said, "every line once, in the order said")
+            #expect(try await Self.settle(ben, at: target).lines == transcript.lines)
+            await ana.close()
+            await ben.close()
+            await proxy.stop()
+        }
+    }
+
+    @Test("A line said again under the same clientId is the line recorded the first time, not a second one")
+    func repeatedClientId() async throws {
+        try await HubTestServer.with { port in
+            let ana = try Self.client(port, "ana")
+            try await ana.connect()
+            _ = try await ana.startSolo(scenarioId: try #require(try await ana.scenarios().first).id)
+            let first = try await ana.say("Hola", translation: "Hello", clientId: "mine-1")
+            let again = try await ana.say("Hola", translation: "Hello", clientId: "mine-1")
+            #expect(again == first)
+            #expect(try #require(await ana.session).lines.filter { $0.clientId == "mine-1" }.count == 1)
+            await ana.close()
+        }
+    }
 }
