@@ -36,6 +36,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // TLS for the client's wss:// (postgres-nio uses it too).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -78,6 +80,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: hotPath
@@ -147,6 +150,7 @@ let package = Package(
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strict
         ),
@@ -228,6 +232,7 @@ let package = Package(
             dependencies: [
                 "SessionHubServer",
                 "SessionHubClient",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "HubDomain",
                 "HubProtocol",
                 "HubStorage",

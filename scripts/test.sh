@@ -13,6 +13,8 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 bash scripts/lint-scripts.sh
 need_build_debs
+# The client's wss:// test makes a throw-away certificate with the openssl command.
+need_debs openssl
 
 # After each suite, no hub or bot built from this checkout may still run: a suite that leaves one
 # behind fails here (and its leftovers are killed so they cannot load the suites after it).

@@ -3,6 +3,7 @@ import HubDomain
 import HubProtocol
 import NIOCore
 import NIOPosix
+import NIOSSL
 import WebSocket
 import WebSocketTransport
 
@@ -57,6 +58,7 @@ public actor SessionHubClient {
     public private(set) var resumeToken: String?
 
     private let url: WebSocketURL
+    private let tls: TLSConfiguration
     private let token: TokenProvider
     private let requestTimeout: Duration
     private let reconnect: ReconnectPolicy?
@@ -74,19 +76,22 @@ public actor SessionHubClient {
     private var awaitingResume = false
     private var welcomeWaiter: CheckedContinuation<ServerMessage.Welcome, any Error>?
 
-    /// A client for the hub at `url` (`ws://host:port/ws`).
+    /// A client for the hub at `url` (`wss://host/ws`, or `ws://` on a trusted network).
     /// - Parameters:
+    ///   - tls: for `wss://`: trust roots and verification (default: the system's roots, full
+    ///     certificate and host-name checks).
     ///   - requestTimeout: how long a request may wait for its answer.
     ///   - reconnect: how to come back after a drop; nil: not at all.
     ///   - token: called for a token on every connect.
     /// - Throws: ``SessionHubClientError/transport(_:)`` when `url` is not a WebSocket URL.
-    public init(url: String, requestTimeout: Duration = .seconds(10), reconnect: ReconnectPolicy? = ReconnectPolicy(),
-                token: @escaping TokenProvider) throws(SessionHubClientError) {
+    public init(url: String, tls: TLSConfiguration = .makeClientConfiguration(), requestTimeout: Duration = .seconds(10),
+                reconnect: ReconnectPolicy? = ReconnectPolicy(), token: @escaping TokenProvider) throws(SessionHubClientError) {
         do {
             self.url = try WebSocketURL(parsing: url)
         } catch {
             throw .transport("not a WebSocket URL: \(url) (\(error))")
         }
+        self.tls = tls
         self.token = token
         self.requestTimeout = requestTimeout
         self.reconnect = reconnect
@@ -131,7 +136,7 @@ public actor SessionHubClient {
         let connection: WebSocketClientConnection
         do {
             let token = try await self.token()
-            var configuration = WebSocketClientConfiguration()
+            var configuration = WebSocketClientConfiguration(tls: tls)
             configuration.headers = [(name: "Authorization", value: "Bearer \(token)")]
             connection = try await WebSocketClient.connect(to: url, configuration: configuration, group: MultiThreadedEventLoopGroup.singleton)
         } catch {

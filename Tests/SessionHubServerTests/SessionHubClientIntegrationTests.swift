@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 import HubDomain
 import HubProtocol
 import SessionHubClient
@@ -273,6 +274,54 @@ struct SessionHubClientIntegrationTests {
             #expect(again == first)
             #expect(try #require(await ana.session).lines.filter { $0.clientId == "mine-1" }.count == 1)
             await ana.close()
+        }
+    }
+
+    /// A throw-away certificate for `localhost` and 127.0.0.1, made with the `openssl` command.
+    static func throwAwayCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path, cert = directory.appendingPathComponent("cert.pem").path
+        let openssl = Process()
+        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
+                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
+        openssl.standardOutput = FileHandle.nullDevice
+        openssl.standardError = FileHandle.nullDevice
+        try openssl.run()
+        openssl.waitUntilExit()
+        guard openssl.terminationStatus == 0 else { throw SessionHubClientError.transport("openssl req failed") }
+        return (try NIOSSLCertificate.fromPEMFile(cert)[0], try NIOSSLPrivateKey(file: key, format: .pem))
+    }
+
+    @Test("Over wss:// through a TLS front with a throw-away certificate; a client that does not trust it is refused")
+    func secureConnection() async throws {
+        let (certificate, key) = try Self.throwAwayCertificate()
+        let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
+                                                                                   privateKey: .privateKey(key)))
+        try await HubTestServer.with { port in
+            let front = try await TCPProxy(to: port, tls: serverTLS)
+            var trusting = TLSConfiguration.makeClientConfiguration()
+            trusting.trustRoots = .certificates([certificate])
+            let ana = try SessionHubClient(url: "wss://localhost:\(front.port)/ws", tls: trusting) { HubTestServer.token("ana") }
+            let ben = try SessionHubClient(url: "wss://localhost:\(front.port)/ws", tls: trusting) { HubTestServer.token("ben") }
+            try await ana.connect()
+            try await ben.connect()
+            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
+            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
+            _ = try await ben.join(code: code)
+            let line = try await ben.say("Hola por TLS", translation: "Hello over TLS")
+            let model = try await Self.settle(ana, at: try #require(await ben.session).seq)
+            #expect(model.lines.last == line)
+
+            // The system's trust roots do not know the throw-away certificate.
+            let doubting = try SessionHubClient(url: "wss://localhost:\(front.port)/ws") { HubTestServer.token("cleo") }
+            await #expect(throws: SessionHubClientError.self) { try await doubting.connect() }
+            await ana.close()
+            await ben.close()
+            await front.stop()
         }
     }
 }

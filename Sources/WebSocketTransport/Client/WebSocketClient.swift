@@ -2,11 +2,12 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import NIOPosix
 import WebSocket
 
-/// Opens client connections (`ws://`) with our own handshake and protocol core: for the bot,
-/// the load test and the interop tests.
+/// Opens client connections (`ws://`, and `wss://` over TLS) with our own handshake and
+/// protocol core: for the client library, the bot, the load test and the interop tests.
 public enum WebSocketClient {
     private static let ids = NIOLockedValueBox<UInt64>(1 << 40)
 
@@ -28,6 +29,19 @@ public enum WebSocketClient {
             return value
         }
         let eventLoop = group.next()
+        // wss://: TLS under the HTTP upgrade, verifying the server's certificate for the URL's
+        // host (sent as SNI unless it is an IP address).
+        let tls: NIOSSLContext?
+        if url.isSecure {
+            do {
+                tls = try NIOSSLContext(configuration: configuration.tls)
+            } catch {
+                throw WebSocketClientError.tls("\(error)")
+            }
+        } else {
+            tls = nil
+        }
+        let serverName = url.host.isIPAddress ? nil : url.host
         let promise = eventLoop.makePromise(of: WebSocketSocket.self)
         let channel: any Channel
         do {
@@ -37,6 +51,7 @@ public enum WebSocketClient {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let sync = channel.pipeline.syncOperations
+                        if let tls { try sync.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverName)) }
                         try sync.addHandler(ClientUpgradeHandler(handshake: handshake, settings: configuration, id: id,
                                                                  makeEndpoint: makeEndpoint, promise: promise, logger: logger))
                     }

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOSSL
 import WebSocket
 
 /// How the client connects and what it offers.
@@ -17,6 +18,9 @@ public struct WebSocketClientConfiguration: Sendable {
     public var backpressure: WebSocketBackpressure
     /// TCP connect plus handshake deadline. Default 10 s.
     public var connectTimeout: TimeAmount
+    /// TLS for `wss://` URLs: by default the system's trust roots and full certificate and
+    /// host-name verification. Unused for `ws://`.
+    public var tls: TLSConfiguration
 
     /// Creates a configuration with the documented defaults.
     public init(
@@ -26,7 +30,8 @@ public struct WebSocketClientConfiguration: Sendable {
         headers: [(name: String, value: String)] = [],
         timeouts: WebSocketTimeouts = .default,
         backpressure: WebSocketBackpressure = .default,
-        connectTimeout: TimeAmount = .seconds(10)
+        connectTimeout: TimeAmount = .seconds(10),
+        tls: TLSConfiguration = .makeClientConfiguration()
     ) {
         self.configuration = configuration
         self.compression = compression
@@ -35,5 +40,6 @@ public struct WebSocketClientConfiguration: Sendable {
         self.timeouts = timeouts
         self.backpressure = backpressure
         self.connectTimeout = connectTimeout
+        self.tls = tls
     }
 }

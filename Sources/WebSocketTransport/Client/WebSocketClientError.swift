@@ -10,6 +10,8 @@ public enum WebSocketClientError: Error, Sendable, CustomStringConvertible {
     case invalidExtension(PerMessageDeflateError)
     /// The connection closed during the handshake.
     case connectionClosed
+    /// The TLS configuration of a `wss://` connection could not be used.
+    case tls(String)
 
     /// A readable message.
     public var description: String {
@@ -18,6 +20,7 @@ public enum WebSocketClientError: Error, Sendable, CustomStringConvertible {
         case .invalidHandshake(let error): return "invalid handshake response: \(error)"
         case .invalidExtension(let error): return "invalid permessage-deflate response: \(error)"
         case .connectionClosed: return "connection closed during the handshake"
+        case .tls(let why): return "TLS: \(why)"
         }
     }
 }

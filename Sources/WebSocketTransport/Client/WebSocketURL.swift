@@ -6,6 +6,8 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
     public var port: Int
     /// Request target: path and query, at least "/".
     public var target: String
+    /// `wss://`: the connection runs over TLS (default port 443).
+    public var isSecure: Bool
 
     /// Errors for URLs this client cannot use.
     public enum ParseError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,7 +19,7 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
         /// A readable message.
         public var description: String {
             switch self {
-            case .unsupportedScheme(let scheme): return "unsupported scheme '\(scheme)': use ws:// (wss:// is not supported by this client)"
+            case .unsupportedScheme(let scheme): return "unsupported scheme '\(scheme)': use ws:// or wss://"
             case .malformed(let url): return "malformed WebSocket URL: \(url)"
             }
         }
@@ -27,14 +29,15 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(ParseError) {
         guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { throw .malformed(text) }
         let scheme = text[..<colon].lowercased()
-        guard scheme == "ws" else { throw .unsupportedScheme(scheme) }
+        guard scheme == "ws" || scheme == "wss" else { throw .unsupportedScheme(scheme) }
+        let isSecure = scheme == "wss"
         let rest = text[text.index(colon, offsetBy: 3)...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         var target = String(rest[authorityEnd...])
         if target.isEmpty || target.first == "?" { target = "/" + target }
         var host = Substring(authority)
-        var port = 80
+        var port = isSecure ? 443 : 80
         if host.first == "[" {
             guard let close = host.firstIndex(of: "]") else { throw .malformed(text) }
             let after = host[host.index(after: close)...]
@@ -52,14 +55,15 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
         self.host = String(host)
         self.port = port
         self.target = target
+        self.isSecure = isSecure
     }
 
     /// The value for the Host header.
     public var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
-        return port == 80 ? name : "\(name):\(port)"
+        return port == (isSecure ? 443 : 80) ? name : "\(name):\(port)"
     }
 
     /// The URL as text.
-    public var description: String { "ws://\(hostHeader)\(target)" }
+    public var description: String { (isSecure ? "wss://" : "ws://") + hostHeader + target }
 }

@@ -1,10 +1,12 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// A loopback TCP proxy in front of a hub, for tests that cut connections the way a network
 /// does: ``sever()`` closes both sockets of every connection at once, with no WebSocket close
-/// frame, so the client sees its connection drop (close code nil).
+/// frame, so the client sees its connection drop (close code nil). With `tls`, it is a TLS front
+/// (it terminates TLS and forwards plain bytes), as a load balancer before the hub would be.
 final class TCPProxy: Sendable {
     private let group = MultiThreadedEventLoopGroup.singleton
     private let channels = NIOLockedValueBox<[any Channel]>([])
@@ -13,7 +15,7 @@ final class TCPProxy: Sendable {
     let port: Int
 
     /// A proxy on an ephemeral loopback port forwarding to `targetPort`.
-    init(to targetPort: Int) async throws {
+    init(to targetPort: Int, tls: NIOSSLContext? = nil) async throws {
         let group = self.group
         let channels = self.channels
         listener = try await ServerBootstrap(group: group)
@@ -24,7 +26,10 @@ final class TCPProxy: Sendable {
                     .connect(host: "127.0.0.1", port: targetPort)
                     .flatMap { outbound in
                         channels.withLockedValue { $0 += [inbound, outbound] }
-                        return inbound.pipeline.addHandler(Forward(to: outbound))
+                        return inbound.eventLoop.makeCompletedFuture {
+                            if let tls { try inbound.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                        }
+                            .flatMap { inbound.pipeline.addHandler(Forward(to: outbound)) }
                             .flatMap { outbound.pipeline.addHandler(Forward(to: inbound)) }
                             .flatMap { inbound.setOption(ChannelOptions.autoRead, value: true) }
                     }
