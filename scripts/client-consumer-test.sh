@@ -60,8 +60,9 @@ log "building the consumer package (its dependencies from scratch)"
   tail -30 "$WORK/consumer-build.log" >&2; log "FAILED: the consumer does not build"; exit 1; }
 
 # 2. The hub on a fresh SQLite file, behind a TLS front.
-"$SESSIONHUB_BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --database "$WORK/hub.sqlite" \
-  --secret-file "$WORK/secret" --log-level warning >"$WORK/hub.log" 2>&1 &
+# (Started in subshells: not jobs of this shell, so the final sweep kills them without a notice.)
+("$SESSIONHUB_BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --database "$WORK/hub.sqlite" \
+  --secret-file "$WORK/secret" --log-level warning >"$WORK/hub.log" 2>&1 &)
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || { log "FAILED: the hub did not start"; cat "$WORK/hub.log" >&2; exit 1; }
 HUB_PORT="$(cat "$WORK/port")"
@@ -82,7 +83,7 @@ frontend tls
 backend hub
     server hub 127.0.0.1:$HUB_PORT
 CFG
-haproxy -db -f "$WORK/haproxy.cfg" >"$WORK/haproxy.log" 2>&1 &
+(haproxy -db -f "$WORK/haproxy.cfg" >"$WORK/haproxy.log" 2>&1 &)
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$TLS_PORT") 2>/dev/null && break; sleep 0.1; done
 
 # 3. Play.

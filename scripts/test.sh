@@ -53,6 +53,9 @@ echo "[test] hub wire-protocol suite (independent Python client)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
 leftovers "hub-interop"
+echo "[test] SessionHubClient from a consumer package (version requirement, wss:// through a TLS front)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/client-consumer-test.sh
+leftovers "client-consumer-test"
 echo "[test] cluster failover (PostgreSQL + 3 nodes + HAProxy: kill -9, SIGSTOP, PostgreSQL restart)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/cluster-test.sh
 leftovers "cluster-test"

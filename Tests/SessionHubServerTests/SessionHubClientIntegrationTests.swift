@@ -159,19 +159,26 @@ struct SessionHubClientIntegrationTests {
 
     static let quickReconnect = ReconnectPolicy(initialDelay: .milliseconds(50), maxDelay: .milliseconds(200))
 
+    /// Ana (direct) hosts a two-player session that Ben joins through a TCP proxy that can cut
+    /// his connection; Ben comes back quickly.
+    static func pairThroughProxy(_ port: Int) async throws -> (TCPProxy, SessionHubClient, SessionHubClient, Scenario) {
+        let proxy = try await TCPProxy(to: port)
+        let ana = try client(port, "ana")
+        let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: quickReconnect) {
+            HubTestServer.token("ben")
+        }
+        try await ana.connect()
+        try await ben.connect()
+        let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
+        let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
+        _ = try await ben.join(code: code)
+        return (proxy, ana, ben, scenario)
+    }
+
     @Test("A dropped connection comes back by itself and resumes: the model goes on with exactly what it missed")
     func dropAndResume() async throws {
         try await HubTestServer.with { port in
-            let proxy = try await TCPProxy(to: port)
-            let ana = try Self.client(port, "ana")
-            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: Self.quickReconnect) {
-                HubTestServer.token("ben")
-            }
-            try await ana.connect()
-            try await ben.connect()
-            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
-            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
-            _ = try await ben.join(code: code)
+            let (proxy, ana, ben, _) = try await Self.pairThroughProxy(port)
             _ = try await ana.say("Primera", translation: "First")
             _ = try await Self.settle(ben, at: try #require(await ana.session).seq)
 
@@ -224,16 +231,7 @@ struct SessionHubClientIntegrationTests {
     @Test("Lines said just before, during and after drops are each recorded exactly once, in the order said")
     func linesSurviveDrops() async throws {
         try await HubTestServer.with { port in
-            let proxy = try await TCPProxy(to: port)
-            let ana = try Self.client(port, "ana")
-            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: Self.quickReconnect) {
-                HubTestServer.token("ben")
-            }
-            try await ana.connect()
-            try await ben.connect()
-            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
-            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
-            _ = try await ben.join(code: code)
+            let (proxy, ana, ben, scenario) = try await Self.pairThroughProxy(port)
 
             var said: [String] = []
             // Four rounds: eight lines stay below the scenario's goal (which would end the session).
