@@ -70,7 +70,12 @@ public actor SessionHubClient {
     private var connection: WebSocketClientConnection?
     private var reader: Task<Void, Never>?
     private var book = RequestBook<CheckedContinuation<ServerMessage, any Error>>()
-    private var outbox = LineOutbox<CheckedContinuation<DialogLine, any Error>>()
+    /// Waiters are nil for lines restored from the store (whoever said them is gone).
+    private var outbox = LineOutbox<CheckedContinuation<DialogLine, any Error>?>()
+    private let store: (any SessionHubClientStore)?
+    /// The store's writes, one after the other.
+    private var storeWrites: Task<Void, Never>?
+    private var appliedSinceSave = 0
     private var lineNumber = 0
     /// The connection dropped while the client was in a session, and it is coming back to it.
     private var awaitingResume = false
@@ -82,10 +87,14 @@ public actor SessionHubClient {
     ///     certificate and host-name checks).
     ///   - requestTimeout: how long a request may wait for its answer.
     ///   - reconnect: how to come back after a drop; nil: not at all.
+    ///   - store: where to keep the seat between launches of the app (``SavedSeat``); with one,
+    ///     ``connect()`` takes back a seat the app held when it was killed, and sends its unsent
+    ///     lines.
     ///   - token: called for a token on every connect.
     /// - Throws: ``SessionHubClientError/transport(_:)`` when `url` is not a WebSocket URL.
     public init(url: String, tls: TLSConfiguration = .makeClientConfiguration(), requestTimeout: Duration = .seconds(10),
-                reconnect: ReconnectPolicy? = ReconnectPolicy(), token: @escaping TokenProvider) throws(SessionHubClientError) {
+                reconnect: ReconnectPolicy? = ReconnectPolicy(), store: (any SessionHubClientStore)? = nil,
+                token: @escaping TokenProvider) throws(SessionHubClientError) {
         do {
             self.url = try WebSocketURL(parsing: url)
         } catch {
@@ -95,6 +104,7 @@ public actor SessionHubClient {
         self.token = token
         self.requestTimeout = requestTimeout
         self.reconnect = reconnect
+        self.store = store
         self.idPrefix = String(UInt32.random(in: .min ... .max), radix: 36) + "-"
         (events, eventSink) = AsyncStream.makeStream(of: ServerMessage.self)
         (states, stateSink) = AsyncStream.makeStream(of: ConnectionState.self)
@@ -110,6 +120,7 @@ public actor SessionHubClient {
         move(to: .connecting)
         do {
             let welcome = try await open()
+            await takeBackSavedSeat(welcome)
             move(to: .connected(userId: welcome.userId))
             return welcome
         } catch {
@@ -192,6 +203,7 @@ public actor SessionHubClient {
                     // The seat is gone (grace window over, session ended, …): the client stays in
                     // the lobby; the hub's `error` went out on `events` like every message.
                     failLines(refusal)
+                    forget()
                 } catch {
                     continue
                 }
@@ -250,6 +262,7 @@ public actor SessionHubClient {
         let clientId = clientId ?? idPrefix + "line-" + String(lineNumber)
         return try await withCheckedThrowingContinuation { waiter in
             outbox.add(clientId: clientId, text: text, translation: translation, waiter: waiter)
+            persist()
             if connection != nil, isInSession { send(line: clientId, text: text, translation: translation) }
         }
     }
@@ -271,7 +284,8 @@ public actor SessionHubClient {
 
     private func expireLine(requestId: String) {
         guard case .connected = state, let line = outbox.take(requestId: requestId) else { return }
-        line.waiter.resume(throwing: SessionHubClientError.timedOut(request: "say"))
+        line.waiter?.resume(throwing: SessionHubClientError.timedOut(request: "say"))
+        persist()
     }
 
     /// Settles the outbox with `message`: a line of this user's with a waiting `clientId` is
@@ -280,15 +294,19 @@ public actor SessionHubClient {
     private func settleLines(with message: ServerMessage) {
         switch message {
         case .line(let m) where m.line.speakerId == welcome?.userId:
-            if let clientId = m.line.clientId, let line = outbox.take(clientId: clientId) { line.waiter.resume(returning: m.line) }
+            if let clientId = m.line.clientId, let line = outbox.take(clientId: clientId) {
+                line.waiter?.resume(returning: m.line)
+                persist()
+            }
         case .error(let m):
             guard let ref = m.ref, let line = outbox.take(requestId: ref) else { return }
             if m.code == HubError.Code.duplicateLine.rawValue,
                let stored = session?.lines.first(where: { $0.clientId == line.clientId && $0.speakerId == welcome?.userId }) {
-                line.waiter.resume(returning: stored)
+                line.waiter?.resume(returning: stored)
             } else {
-                line.waiter.resume(throwing: SessionHubClientError(m))
+                line.waiter?.resume(throwing: SessionHubClientError(m))
             }
+            persist()
         default:
             break
         }
@@ -296,7 +314,9 @@ public actor SessionHubClient {
 
     /// Fails every line still waiting (the seat is gone, or the client stopped).
     private func failLines(_ failure: SessionHubClientError) {
-        for line in outbox.removeAll() { line.waiter.resume(throwing: failure) }
+        let lines = outbox.removeAll()
+        for line in lines { line.waiter?.resume(throwing: failure) }
+        if !lines.isEmpty { persist() }
     }
 
     /// Corrects someone else's line.
@@ -383,20 +403,71 @@ public actor SessionHubClient {
             session = SessionModel(joined.session)
             resumeToken = joined.resumeToken
             isInSession = true
+            persist()
         case .resumed(let resumed):
             if let snapshot = resumed.session { session = SessionModel(snapshot) }
             resumeToken = resumed.resumeToken
             isInSession = true
+            persist()
         case .left:
             isInSession = false
+            forget()
         default:
-            session?.apply(message)
+            if session?.apply(message) == .applied {
+                appliedSinceSave += 1
+                // The saved model may lag behind: a resume from an older seq replays more.
+                if appliedSinceSave >= 16 { persist() }
+            }
         }
         if let (waiter, outcome) = book.answer(message, userId: welcome?.userId) {
             waiter.resume(with: outcome.mapError { $0 as any Error })
         }
         settleLines(with: message)
         eventSink.yield(message)
+    }
+
+    // MARK: The saved seat
+
+    /// Saves the seat (token, model, unsent lines) when the client holds one.
+    private func persist() {
+        guard let store, let resumeToken, let session, isInSession || awaitingResume || !outbox.isEmpty else { return }
+        appliedSinceSave = 0
+        let seat = SavedSeat(resumeToken: resumeToken, session: session,
+                             unsentLines: outbox.lines.map { SavedSeat.Line(clientId: $0.clientId, text: $0.text, translation: $0.translation) })
+        write { try await store.save(seat) }
+    }
+
+    /// Forgets the saved seat.
+    private func forget() {
+        guard let store else { return }
+        write { try await store.clear() }
+    }
+
+    private func write(_ operation: @escaping @Sendable () async throws -> Void) {
+        let previous = storeWrites
+        storeWrites = Task {
+            await previous?.value
+            try? await operation()
+        }
+    }
+
+    /// After a fresh start of the app: takes back the seat saved before it was killed, if the hub
+    /// still holds it (`welcome.resumableSessionId`), and sends the lines it had not acknowledged.
+    private func takeBackSavedSeat(_ welcome: ServerMessage.Welcome) async {
+        guard let store, !isInSession, session == nil else { return }
+        await storeWrites?.value
+        guard let seat = try? await store.load() else { return }
+        guard welcome.resumableSessionId == seat.session.sessionId else { return forget() }
+        session = seat.session
+        resumeToken = seat.resumeToken
+        for line in seat.unsentLines { outbox.add(clientId: line.clientId, text: line.text, translation: line.translation, waiter: nil) }
+        do {
+            _ = try await request(.resume(resumeToken: seat.resumeToken, lastSeq: seat.session.seq), answer: .resumed)
+            for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
+        } catch {
+            failLines(error as? SessionHubClientError ?? .transport("\(error)"))
+            if case SessionHubClientError.refused = error { forget() }
+        }
     }
 
     private func closed(code: Int?, reason: String, generation: Int) {

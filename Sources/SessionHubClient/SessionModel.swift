@@ -3,7 +3,10 @@ import HubProtocol
 
 /// A session as the client sees it, always consistent: the `joined` snapshot with every later
 /// broadcast applied in `seq` order, each exactly once. This is what an app renders.
-public struct SessionModel: Sendable, Equatable {
+///
+/// Codable for a ``SessionHubClientStore``; ``ended`` is not stored (a session that ended has no
+/// seat to come back to).
+public struct SessionModel: Sendable, Equatable, Codable {
     /// The session.
     public var sessionId: String
     /// Its scenario.
@@ -29,7 +32,11 @@ public struct SessionModel: Sendable, Equatable {
     /// once it ended, everyone's final figures (the same for every member).
     public var stats: [String: ParticipantStats]
     /// The end, once the session is over.
-    public var ended: ServerMessage.EndedBroadcast?
+    public var ended: ServerMessage.EndedBroadcast? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, participants, lines, recasts, stats
+    }
 
     /// The model of a `joined` (or `resumed`) snapshot.
     public init(_ snapshot: ServerMessage.Snapshot) {
@@ -44,7 +51,6 @@ public struct SessionModel: Sendable, Equatable {
         lines = snapshot.lines
         recasts = snapshot.recasts
         stats = [:]
-        ended = nil
     }
 
     /// What applying a broadcast did.

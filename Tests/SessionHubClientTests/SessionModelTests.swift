@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 import HubProtocol
 import SessionHubClient
@@ -64,5 +65,22 @@ struct SessionModelTests {
         #expect(model.apply(try Self.broadcast(5, .hostChanged(userId: "ana"))) == .gap(expected: 3, got: 5))
         #expect(model.apply(try Self.message(#"{"type":"pong","ref":"1","serverTime":5}"#)) == .notABroadcast)
         #expect(model == applied)
+    }
+
+    @Test("A model goes through JSON (a client's store) and comes back equal, live figures included")
+    func codable() throws {
+        var model = try Self.model()
+        let figures = ParticipantStats(
+            userId: "ana",
+            stats: SessionStats(sessionId: Self.sessionId, startedAt: 1_000, endedAt: nil, mode: .host, scenarioId: "hotel-check-in",
+                                linesSpoken: 2, wordsEncountered: 9, newVocabulary: 4, errorsDetected: 1, errorsCorrected: 0, xpEarned: 12,
+                                xpBreakdown: XPBreakdown(dialogCompletion: 10, vocabularyBonus: 2, accuracyBonus: 0,
+                                                         collaborationBonus: 0, streakBonus: 0)),
+            collaboration: CollaborationStats(successfulRepairs: 0, helpGiven: 1, teamWins: 0),
+            weakSpots: ["grammar": 1])
+        #expect(model.apply(try Self.broadcast(2, .stats([figures]))) == .applied)
+        let seat = SavedSeat(resumeToken: "t", session: model, unsentLines: [SavedSeat.Line(clientId: "c1", text: "Hola", translation: "")])
+        let back = try JSONDecoder().decode(SavedSeat.self, from: JSONEncoder().encode(seat))
+        #expect(back == seat)
     }
 }

@@ -322,4 +322,61 @@ struct SessionHubClientIntegrationTests {
             await front.stop()
         }
     }
+
+    @Test("An app killed mid-session and started again gets its seat back from its store, and its unsent line goes out once")
+    func relaunchFromStore() async throws {
+        try await HubTestServer.with { port in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-seat-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let proxy = try await TCPProxy(to: port)
+            let ana = try Self.client(port, "ana")
+            try await ana.connect()
+            let scenario = try #require(try await ana.scenarios().first { $0.maxPlayers >= 2 })
+            let code = try #require(try await ana.host(scenarioId: scenario.id).joinCode)
+            // The first launch: no reconnecting, so that the drop below is the app's death.
+            let first = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", reconnect: nil,
+                                             store: FileClientStore(url: file)) { HubTestServer.token("ben") }
+            try await first.connect()
+            _ = try await first.join(code: code)
+            _ = try await first.say("Antes", translation: "Before")
+            _ = try await ana.say("Mientras", translation: "Meanwhile")
+            // A line on its way when the app dies (lost in the network): the store holds it.
+            proxy.loseClientBytes(true)
+            let lastWords = Task { try await first.say("Justo antes de morir", translation: "Right before dying") }
+            let deadline = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < deadline {
+                if let saved = try? await FileClientStore(url: file).load(), !saved.unsentLines.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            let saved = try #require(try await FileClientStore(url: file).load())
+            #expect(saved.unsentLines.map(\.text) == ["Justo antes de morir"])
+            // Kill: copy the file as it is now (what a dead app leaves), then cut the connection.
+            let relaunchFile = file.appendingPathExtension("relaunch")
+            defer { try? FileManager.default.removeItem(at: relaunchFile) }
+            try FileManager.default.copyItem(at: file, to: relaunchFile)
+            proxy.sever()
+            proxy.loseClientBytes(false)
+            _ = try? await lastWords.value
+
+            let second = try SessionHubClient(url: "ws://127.0.0.1:\(proxy.port)/ws", store: FileClientStore(url: relaunchFile)) {
+                HubTestServer.token("ben")
+            }
+            try await second.connect()
+            #expect(await second.isInSession, "the seat came back without a join")
+            let target = try #require(await ana.session).seq
+            var model = try await Self.settle(second, at: target)
+            let deadline2 = ContinuousClock.now + .seconds(5)
+            while model.lines.filter({ $0.textNative == "Justo antes de morir" }).isEmpty, ContinuousClock.now < deadline2 {
+                try await Task.sleep(for: .milliseconds(10))
+                model = try #require(await second.session)
+            }
+            let anas = try await Self.settle(ana, at: model.seq)
+            #expect(anas.lines.filter { $0.textNative == "Justo antes de morir" }.count == 1, "the unsent line once")
+            #expect(anas.lines.map(\.textNative).prefix(2) == ["Antes", "Mientras"])
+            #expect(try await Self.settle(second, at: anas.seq) == anas)
+            await ana.close()
+            await second.close()
+            await proxy.stop()
+        }
+    }
 }

@@ -10,6 +10,8 @@ import NIOSSL
 final class TCPProxy: Sendable {
     private let group = MultiThreadedEventLoopGroup.singleton
     private let channels = NIOLockedValueBox<[any Channel]>([])
+    /// While true, what clients send is dropped instead of forwarded (lost on the way).
+    private let losing = NIOLockedValueBox(false)
     private let listener: any Channel
     /// The proxy's port.
     let port: Int
@@ -18,6 +20,7 @@ final class TCPProxy: Sendable {
     init(to targetPort: Int, tls: NIOSSLContext? = nil) async throws {
         let group = self.group
         let channels = self.channels
+        let losing = self.losing
         listener = try await ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.autoRead, value: false)
@@ -29,7 +32,7 @@ final class TCPProxy: Sendable {
                         return inbound.eventLoop.makeCompletedFuture {
                             if let tls { try inbound.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                         }
-                            .flatMap { inbound.pipeline.addHandler(Forward(to: outbound)) }
+                            .flatMap { inbound.pipeline.addHandler(Forward(to: outbound, losing: losing)) }
                             .flatMap { outbound.pipeline.addHandler(Forward(to: inbound)) }
                             .flatMap { inbound.setOption(ChannelOptions.autoRead, value: true) }
                     }
@@ -37,6 +40,11 @@ final class TCPProxy: Sendable {
             .bind(host: "127.0.0.1", port: 0)
             .get()
         port = listener.localAddress?.port ?? 0
+    }
+
+    /// From now on (`true`) what clients send is lost on the way, until called with `false`.
+    func loseClientBytes(_ lose: Bool) {
+        losing.withLockedValue { $0 = lose }
     }
 
     /// Cuts every connection through the proxy (new ones still get through).
@@ -58,12 +66,16 @@ final class TCPProxy: Sendable {
     private final class Forward: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         private let peer: any Channel
+        /// Set on the client side: whether its bytes are lost.
+        private let losing: NIOLockedValueBox<Bool>?
 
-        init(to peer: any Channel) {
+        init(to peer: any Channel, losing: NIOLockedValueBox<Bool>? = nil) {
             self.peer = peer
+            self.losing = losing
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            if losing?.withLockedValue({ $0 }) == true { return }
             peer.writeAndFlush(unwrapInboundIn(data), promise: nil)
         }
 
