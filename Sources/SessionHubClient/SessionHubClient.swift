@@ -57,7 +57,10 @@ public actor SessionHubClient {
     /// The token that resumes this client's seat (from the last `joined` or `resumed`).
     public private(set) var resumeToken: String?
 
-    private let url: WebSocketURL
+    /// The URL the app gave (a cluster's front): every reconnect starts here.
+    private let homeURL: WebSocketURL
+    /// Where the current connection goes (after a redirect: the owner node).
+    private var url: WebSocketURL
     private let tls: TLSConfiguration
     private let token: TokenProvider
     private let requestTimeout: Duration
@@ -96,10 +99,11 @@ public actor SessionHubClient {
                 reconnect: ReconnectPolicy? = ReconnectPolicy(), store: (any SessionHubClientStore)? = nil,
                 token: @escaping TokenProvider) throws(SessionHubClientError) {
         do {
-            self.url = try WebSocketURL(parsing: url)
+            self.homeURL = try WebSocketURL(parsing: url)
         } catch {
             throw .transport("not a WebSocket URL: \(url) (\(error))")
         }
+        self.url = homeURL
         self.tls = tls
         self.token = token
         self.requestTimeout = requestTimeout
@@ -188,14 +192,22 @@ public actor SessionHubClient {
             move(to: .reconnecting(attempt: attempt))
             try? await Task.sleep(for: policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1)))
             if closing || Task.isCancelled { break }
-            guard let welcome = try? await open() else {
+            url = homeURL
+            guard var welcome = try? await open() else {
                 connection?.close(code: .goingAway, reason: "reconnect failed")
                 connection = nil
                 continue
             }
             if resuming, let token = resumeToken, let lastSeq = session?.seq {
                 do {
-                    _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+                    do {
+                        _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+                    } catch SessionHubClientError.elsewhere(_, let target?, _) {
+                        // The seat is on another node: resume there.
+                        try await redirect(to: target)
+                        welcome = self.welcome ?? welcome
+                        _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+                    }
                     // Lines the replay did not show are sent again; a repeat is refused, not recorded.
                     for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
                 } catch let refusal as SessionHubClientError {
@@ -353,9 +365,38 @@ public actor SessionHubClient {
 
     private func enter(_ request: ClientRequest) async throws -> SessionModel {
         if isInSession { throw SessionHubClientError.wrongState("already in a session; leave it first") }
-        _ = try await self.request(request, answer: .joined)
+        // A join of a session another node owns is sent there (a few hops at most; a session
+        // between owners is asked again after the hub's retryAfter).
+        for hop in 1... {
+            do {
+                _ = try await self.request(request, answer: .joined)
+                break
+            } catch SessionHubClientError.elsewhere(_, let target, let retryAfter) where hop < 6 {
+                if let target {
+                    try await redirect(to: target)
+                } else {
+                    try await Task.sleep(for: .seconds(max(1, retryAfter ?? 1)))
+                }
+            }
+        }
         guard let session else { throw unexpected(request.type) }
         return session
+    }
+
+    /// Leaves the current connection for one to `target` (a redirect): the old one's close is
+    /// not a drop.
+    private func redirect(to target: String) async throws {
+        do {
+            url = try WebSocketURL(parsing: target)
+        } catch {
+            throw SessionHubClientError.transport("the hub sent to a URL that is not one: \(target)")
+        }
+        let old = connection
+        connection = nil
+        _ = nextGeneration()  // the old connection's close is ignored
+        old?.close(code: .goingAway, reason: "redirected")
+        let welcome = try await open()
+        move(to: .connected(userId: welcome.userId))
     }
 
     private func requireSession() throws {

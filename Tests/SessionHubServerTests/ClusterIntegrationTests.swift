@@ -1,5 +1,6 @@
 import Foundation
 import HubDomain
+import SessionHubClient
 import SessionHubServer
 import Testing
 import WebSocket
@@ -177,5 +178,31 @@ struct ClusterIntegrationTests {
         #expect(cluster.owner(of: sessionId)?.node == "n2")
         again.send(["type": "end", "id": "e"])
         #expect(try #require(await again.expect("ended")).string("cause") == "hostEnded")
+    }
+
+    @Test func theClientLibraryFollowsARedirectToTheOwnerOfTheSession() async throws {
+        try await Self.withTwoNodes { cluster, n1, n2 in
+            // Each node's public URL is its own port here (a front would route /node/<id>/ws).
+            cluster.update("n1", publicURL: "ws://127.0.0.1:\(n1.port)/ws")
+            cluster.update("n2", publicURL: "ws://127.0.0.1:\(n2.port)/ws")
+            let ana = try SessionHubClient(url: "ws://127.0.0.1:\(n1.port)/ws") { HubTestServer.token("ana") }
+            let ben = try SessionHubClient(url: "ws://127.0.0.1:\(n2.port)/ws") { HubTestServer.token("ben") }
+            try await ana.connect()
+            try await ben.connect()
+            let code = try #require(try await ana.host(scenarioId: "ordering-coffee").joinCode)
+            // Ben's node does not own the session: the client follows session_elsewhere to n1.
+            let joined = try await ben.join(code: code)
+            #expect(joined.joinCode == code)
+            #expect(await ben.welcome?.userId == "ben")
+            let line = try await ben.say("Hola desde n2", translation: "Hello from n2")
+            var heard = false
+            for _ in 0..<200 where !heard {
+                heard = await ana.session?.lines.contains(line) == true
+                if !heard { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(heard, "the owner broadcast Ben's line to Ana")
+            await ana.close()
+            await ben.close()
+        }
     }
 }
