@@ -116,16 +116,23 @@ public actor SessionHubClient {
 
     // MARK: Connection
 
-    /// Opens the connection with a fresh token and waits for the hub's `welcome`.
+    /// Opens the connection with a fresh token and waits for the hub's `welcome`; with a store,
+    /// takes back a seat saved before the app was last stopped.
     @discardableResult
     public func connect() async throws -> ServerMessage.Welcome {
-        guard connection == nil, reconnecting == nil else { throw SessionHubClientError.wrongState("already connected") }
+        guard connection == nil, reconnecting == nil, state != .connecting else {
+            throw SessionHubClientError.wrongState("already connected or connecting")
+        }
         closing = false
         move(to: .connecting)
         do {
             let welcome = try await open()
+            if closing {
+                abandonConnection(reason: "closed by the client")
+                throw SessionHubClientError.connectionClosed(code: nil, reason: "closed by the client")
+            }
             await takeBackSavedSeat(welcome)
-            move(to: .connected(userId: welcome.userId))
+            if connection != nil, reconnecting == nil { move(to: .connected(userId: welcome.userId)) }
             return welcome
         } catch {
             if case .connecting = state { move(to: .closed(code: nil, reason: "\(error)")) }
@@ -134,15 +141,18 @@ public actor SessionHubClient {
     }
 
     /// Closes the connection (1000) and stops coming back. The seat, if any, is held for the
-    /// hub's grace window.
+    /// hub's grace window (and stays in the store, for the next launch).
     public func close() {
         closing = true
+        reconnectRun += 1
         reconnecting?.cancel()
         reconnecting = nil
         if let connection {
             connection.close(code: .normalClosure, reason: "bye")
-        } else if case .reconnecting = state {
-            move(to: .closed(code: nil, reason: "closed by the client"))
+        } else if state != .idle {
+            awaitingResume = false
+            failLines(.connectionClosed(code: nil, reason: "closed by the client"))
+            if state != .connecting { move(to: .closed(code: nil, reason: "closed by the client")) }
         }
     }
 
@@ -157,13 +167,15 @@ public actor SessionHubClient {
         } catch {
             throw SessionHubClientError.transport("cannot connect to \(url): \(error)")
         }
+        // A connection opened meanwhile (it should not be) gives way to this one.
+        if self.connection != nil { abandonConnection(reason: "replaced") }
         self.connection = connection
         let generation = nextGeneration()
         reader = Task { [weak self] in
             for await event in connection.events {
                 switch event {
                 case .message(.text(let buffer)):
-                    await self?.receive(Data(buffer.readableBytesView))
+                    await self?.receive(Data(buffer.readableBytesView), generation: generation)
                 case .message(.binary):
                     continue
                 case .closed(let code, let reason):
@@ -183,52 +195,112 @@ public actor SessionHubClient {
         return generation
     }
 
+    /// Lets go of the current connection: its messages and its close are ignored from now on,
+    /// and whatever waited on it fails.
+    private func abandonConnection(reason: String) {
+        let old = connection
+        connection = nil
+        reader = nil
+        _ = nextGeneration()
+        let failure = SessionHubClientError.connectionClosed(code: nil, reason: reason)
+        welcomeWaiter?.resume(throwing: failure)
+        welcomeWaiter = nil
+        for waiter in book.removeAll() { waiter.resume(throwing: failure) }
+        old?.close(code: .goingAway, reason: reason)
+    }
+
+    /// Each reconnect loop's number; a loop whose number is no longer current (``close()``, or a
+    /// newer loop) stops without touching the client's state.
+    private var reconnectRun = 0
+
     /// Comes back after a drop: waits, reconnects, resumes the seat if there was one.
-    private func comeBack(resuming: Bool, policy: ReconnectPolicy) async {
+    private func comeBack(run: Int, resuming: Bool, policy: ReconnectPolicy) async {
+        func current() -> Bool { run == reconnectRun && !closing && !Task.isCancelled }
         var attempt = 0
-        while !closing, !Task.isCancelled {
+        while current() {
             attempt += 1
             if let most = policy.maxAttempts, attempt > most { break }
             move(to: .reconnecting(attempt: attempt))
             try? await Task.sleep(for: policy.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1)))
-            if closing || Task.isCancelled { break }
+            guard current() else { return }
             url = homeURL
-            guard var welcome = try? await open() else {
-                connection?.close(code: .goingAway, reason: "reconnect failed")
-                connection = nil
+            guard (try? await open()) != nil else {
+                abandonConnection(reason: "reconnect failed")
                 continue
             }
-            if resuming, let token = resumeToken, let lastSeq = session?.seq {
-                do {
-                    do {
-                        _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
-                    } catch SessionHubClientError.elsewhere(_, let target?, _) {
-                        // The seat is on another node: resume there.
-                        try await redirect(to: target)
-                        welcome = self.welcome ?? welcome
-                        _ = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
-                    }
-                    // Lines the replay did not show are sent again; a repeat is refused, not recorded.
-                    for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
-                } catch let refusal as SessionHubClientError {
-                    guard case .refused = refusal else { continue }  // dropped again: next attempt
-                    // The seat is gone (grace window over, session ended, …): the client stays in
-                    // the lobby; the hub's `error` went out on `events` like every message.
-                    failLines(refusal)
-                    forget()
-                } catch {
+            guard current() else { return abandonConnection(reason: "closed by the client") }
+            if resuming {
+                let outcome = await resumeSeat()
+                guard current() else { return abandonConnection(reason: "closed by the client") }
+                if outcome == .retry {
+                    abandonConnection(reason: "resume failed")
                     continue
                 }
             }
-            awaitingResume = false
+            guard connection != nil, let welcome else { continue }  // dropped again meanwhile
             reconnecting = nil
             move(to: .connected(userId: welcome.userId))
             return
         }
+        guard run == reconnectRun else { return }
         reconnecting = nil
         awaitingResume = false
-        failLines(.connectionClosed(code: nil, reason: closing ? "closed by the client" : "gave up reconnecting"))
-        if connection == nil { move(to: .closed(code: nil, reason: closing ? "closed by the client" : "gave up reconnecting")) }
+        let reason = closing ? "closed by the client" : "gave up reconnecting"
+        failLines(.connectionClosed(code: nil, reason: reason))
+        if connection == nil { move(to: .closed(code: nil, reason: reason)) }
+    }
+
+    private enum ResumeOutcome {
+        case resumed, seatGone, retry
+    }
+
+    /// Refusals of `resume` after which the seat is gone for good; any other is tried again.
+    private static let finalResumeRefusals: Set<String> = [
+        HubError.Code.invalidResumeToken.rawValue, HubError.Code.invalidLastSeq.rawValue,
+        HubError.Code.sessionEnded.rawValue, HubError.Code.notInSession.rawValue,
+    ]
+
+    /// Sends `resume` with the newest token and the model's `seq` (following the seat to its
+    /// node); the outbox goes out again once the replay is applied.
+    private func resumeSeat() async -> ResumeOutcome {
+        guard let token = resumeToken, let lastSeq = session?.seq else { return .seatGone }
+        awaitingResume = true
+        do {
+            var answer: ServerMessage
+            do {
+                answer = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+            } catch SessionHubClientError.elsewhere(_, let target?, _) {
+                try await redirect(to: target)
+                answer = try await request(.resume(resumeToken: token, lastSeq: lastSeq), answer: .resumed)
+            }
+            guard case .resumed(let resumed) = answer else { return .retry }
+            // Lines the replay shows are taken out as it is applied; the rest go out after it.
+            if resumed.mode == .replay, resumed.replayed > 0, (session?.seq ?? 0) < lastSeq + resumed.replayed {
+                resendAfter = lastSeq + resumed.replayed
+            } else {
+                resendOutbox()
+            }
+            return .resumed
+        } catch SessionHubClientError.refused(let code, let message, let retryAfter) where Self.finalResumeRefusals.contains(code) {
+            // The seat is gone (grace window over, session ended, …): the client stays in the
+            // lobby; the hub's `error` went out on `events` like every message.
+            awaitingResume = false
+            failLines(.refused(code: code, message: message, retryAfter: retryAfter))
+            forget()
+            return .seatGone
+        } catch {
+            return .retry
+        }
+    }
+
+    /// After a replay reaches this `seq`, the outbox is sent again.
+    private var resendAfter: Int?
+
+    /// Sends every line of the outbox again, in the order said; new lines go out at once again.
+    private func resendOutbox() {
+        resendAfter = nil
+        awaitingResume = false
+        for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
     }
 
     // MARK: Requests
@@ -275,7 +347,7 @@ public actor SessionHubClient {
         return try await withCheckedThrowingContinuation { waiter in
             outbox.add(clientId: clientId, text: text, translation: translation, waiter: waiter)
             persist()
-            if connection != nil, isInSession { send(line: clientId, text: text, translation: translation) }
+            if connection != nil, isInSession, !awaitingResume { send(line: clientId, text: text, translation: translation) }
         }
     }
 
@@ -328,7 +400,7 @@ public actor SessionHubClient {
     private func failLines(_ failure: SessionHubClientError) {
         let lines = outbox.removeAll()
         for line in lines { line.waiter?.resume(throwing: failure) }
-        if !lines.isEmpty { persist() }
+        if !lines.isEmpty { persist(force: true) }
     }
 
     /// Corrects someone else's line.
@@ -395,8 +467,14 @@ public actor SessionHubClient {
         connection = nil
         _ = nextGeneration()  // the old connection's close is ignored
         old?.close(code: .goingAway, reason: "redirected")
-        let welcome = try await open()
-        move(to: .connected(userId: welcome.userId))
+        do {
+            let welcome = try await open()
+            if reconnecting == nil { move(to: .connected(userId: welcome.userId)) }
+        } catch {
+            abandonConnection(reason: "redirect failed")
+            if reconnecting == nil { move(to: .closed(code: nil, reason: "redirect to \(target) failed: \(error)")) }
+            throw error
+        }
     }
 
     private func requireSession() throws {
@@ -429,7 +507,8 @@ public actor SessionHubClient {
         book.remove(id: id)?.resume(throwing: SessionHubClientError.timedOut(request: request))
     }
 
-    private func receive(_ data: Data) {
+    private func receive(_ data: Data, generation: Int) {
+        guard generation == self.generation else { return }  // a connection let go of
         let message: ServerMessage
         do {
             message = try ServerMessageDecoder().decode(data)
@@ -450,6 +529,10 @@ public actor SessionHubClient {
             resumeToken = resumed.resumeToken
             isInSession = true
             persist()
+        case .left(let left) where left.reason == "moved" || left.reason == "handedOver":
+            // The session lives on at another node: the close that follows is a drop to come
+            // back from, seat and all.
+            break
         case .left:
             isInSession = false
             forget()
@@ -458,6 +541,7 @@ public actor SessionHubClient {
                 appliedSinceSave += 1
                 // The saved model may lag behind: a resume from an older seq replays more.
                 if appliedSinceSave >= 16 { persist() }
+                if let target = resendAfter, let seq = session?.seq, seq >= target { resendOutbox() }
             }
         }
         if let (waiter, outcome) = book.answer(message, userId: welcome?.userId) {
@@ -470,8 +554,10 @@ public actor SessionHubClient {
     // MARK: The saved seat
 
     /// Saves the seat (token, model, unsent lines) when the client holds one.
-    private func persist() {
-        guard let store, let resumeToken, let session, isInSession || awaitingResume || !outbox.isEmpty else { return }
+    /// `force`: also when the client holds no seat now (lines failed after a close: the saved
+    /// seat must not keep them).
+    private func persist(force: Bool = false) {
+        guard let store, let resumeToken, let session, force || isInSession || awaitingResume || !outbox.isEmpty else { return }
         appliedSinceSave = 0
         let seat = SavedSeat(resumeToken: resumeToken, session: session,
                              unsentLines: outbox.lines.map { SavedSeat.Line(clientId: $0.clientId, text: $0.text, translation: $0.translation) })
@@ -495,19 +581,18 @@ public actor SessionHubClient {
     /// After a fresh start of the app: takes back the seat saved before it was killed, if the hub
     /// still holds it (`welcome.resumableSessionId`), and sends the lines it had not acknowledged.
     private func takeBackSavedSeat(_ welcome: ServerMessage.Welcome) async {
-        guard let store, !isInSession, session == nil else { return }
+        guard let store, !isInSession else { return }
         await storeWrites?.value
         guard let seat = try? await store.load() else { return }
         guard welcome.resumableSessionId == seat.session.sessionId else { return forget() }
         session = seat.session
         resumeToken = seat.resumeToken
-        for line in seat.unsentLines { outbox.add(clientId: line.clientId, text: line.text, translation: line.translation, waiter: nil) }
-        do {
-            _ = try await request(.resume(resumeToken: seat.resumeToken, lastSeq: seat.session.seq), answer: .resumed)
-            for line in outbox.lines { send(line: line.clientId, text: line.text, translation: line.translation) }
-        } catch {
-            failLines(error as? SessionHubClientError ?? .transport("\(error)"))
-            if case SessionHubClientError.refused = error { forget() }
+        for line in seat.unsentLines where !outbox.lines.contains(where: { $0.clientId == line.clientId }) {
+            outbox.add(clientId: line.clientId, text: line.text, translation: line.translation, waiter: nil)
+        }
+        if await resumeSeat() == .retry, connection != nil {
+            // Refused for now (not for good): the seat stays saved; the next connect tries again.
+            awaitingResume = false
         }
     }
 
@@ -515,8 +600,9 @@ public actor SessionHubClient {
         guard generation == self.generation else { return }  // an older connection's last word
         connection = nil
         reader = nil
-        let wasInSession = isInSession
+        let wasInSession = isInSession || awaitingResume
         isInSession = false
+        resendAfter = nil
         let failure = SessionHubClientError.connectionClosed(code: code, reason: reason)
         let wasWelcomed = welcomeWaiter == nil
         welcomeWaiter?.resume(throwing: failure)
@@ -526,9 +612,12 @@ public actor SessionHubClient {
         if !closing, wasWelcomed, let policy = reconnect, ReconnectPolicy.reconnects(afterClose: code, reason: reason) {
             awaitingResume = wasInSession
             if !wasInSession { failLines(failure) }
-            reconnecting = Task { await self.comeBack(resuming: wasInSession, policy: policy) }
+            reconnectRun += 1
+            let run = reconnectRun
+            reconnecting = Task { await self.comeBack(run: run, resuming: wasInSession, policy: policy) }
             return
         }
+        awaitingResume = false
         failLines(failure)
         move(to: .closed(code: code, reason: reason))
     }

@@ -205,4 +205,39 @@ struct ClusterIntegrationTests {
             await ben.close()
         }
     }
+
+    @Test func theClientLibraryResumesOnTheSurvivorWhenItsNodeHandsTheSessionOver() async throws {
+        let cluster = InMemoryCluster()
+        let n1 = try await Self.start(cluster, "n1")
+        let n2 = try await Self.start(cluster, "n2")
+        defer { Task { await n2.server.shutdown() } }
+        // The front: to n1 first, to n2 once n1 is gone.
+        let front = try await TCPProxy(to: n1.port)
+        let ana = try SessionHubClient(url: "ws://127.0.0.1:\(front.port)/ws",
+                                       reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maxDelay: .milliseconds(200))) {
+            HubTestServer.token("ana")
+        }
+        try await ana.connect()
+        _ = try await ana.startSolo(scenarioId: "ordering-coffee")
+        let first = try await ana.say("Un café, por favor.", translation: "A coffee, please.")
+
+        front.retarget(to: n2.port)
+        await n1.server.shutdown()
+        // left{handedOver} and close 1001: the client comes back through the front and resumes.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var resumed = false
+        while ContinuousClock.now < deadline, !resumed {
+            if case .connected = await ana.state, await ana.isInSession, await ana.welcome != nil { resumed = true } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        let state = await ana.state
+        #expect(resumed, "back in the session on the survivor: \(state)")
+        let second = try await ana.say("Y un croissant.", translation: "And a croissant.")
+        let model = try #require(await ana.session)
+        #expect(model.lines == [first, second], "nothing lost, nothing twice")
+        _ = try await ana.end()
+        await ana.close()
+        await front.stop()
+    }
 }

@@ -12,12 +12,16 @@ final class TCPProxy: Sendable {
     private let channels = NIOLockedValueBox<[any Channel]>([])
     /// While true, what clients send is dropped instead of forwarded (lost on the way).
     private let losing = NIOLockedValueBox(false)
+    /// Where new connections go.
+    private let target: NIOLockedValueBox<Int>
     private let listener: any Channel
     /// The proxy's port.
     let port: Int
 
     /// A proxy on an ephemeral loopback port forwarding to `targetPort`.
     init(to targetPort: Int, tls: NIOSSLContext? = nil) async throws {
+        let target = NIOLockedValueBox(targetPort)
+        self.target = target
         let group = self.group
         let channels = self.channels
         let losing = self.losing
@@ -26,7 +30,7 @@ final class TCPProxy: Sendable {
             .childChannelOption(ChannelOptions.autoRead, value: false)
             .childChannelInitializer { inbound in
                 ClientBootstrap(group: inbound.eventLoop)
-                    .connect(host: "127.0.0.1", port: targetPort)
+                    .connect(host: "127.0.0.1", port: target.withLockedValue { $0 })
                     .flatMap { outbound in
                         channels.withLockedValue { $0 += [inbound, outbound] }
                         return inbound.eventLoop.makeCompletedFuture {
@@ -40,6 +44,11 @@ final class TCPProxy: Sendable {
             .bind(host: "127.0.0.1", port: 0)
             .get()
         port = listener.localAddress?.port ?? 0
+    }
+
+    /// Sends new connections to `port` from now on (as a front whose node went away).
+    func retarget(to port: Int) {
+        target.withLockedValue { $0 = port }
     }
 
     /// From now on (`true`) what clients send is lost on the way, until called with `false`.
