@@ -536,12 +536,25 @@ async def scenario_restart(cluster, root):
         subprocess.run, ["bash", os.path.join(root, "scripts/postgres.sh"), "restart", cluster.pg_dir],
         capture_output=True, timeout=60))
     refused = 0
+    moved = 0
     # Six rounds of lines while the server restarts (well below the scenario's goal of 30 lines).
     for _ in range(6):
         for p in (host, guest):
             cid = p.next_line()
-            await p.send_line(cid)
-            answer = await p.expect(lambda m: m.get("ref") == cid and m.get("type") in ("line", "error"), "answer", 30)
+            try:
+                await p.send_line(cid)
+                answer = await p.expect(lambda m: m.get("ref") == cid and m.get("type") in ("line", "error"), "answer", 30)
+            except Exception:
+                await asyncio.sleep(0.3)  # the reader sees the close
+                # A node whose reconnect after the restart came later than a peer's check is
+                # declared dead and its session adopted (close 1012): allowed, as long as the
+                # players resume and no acknowledged line is lost (checked below).
+                if p.closed is None or p.closed[0] not in (1001, 1012):
+                    raise
+                moved += 1
+                await p.come_back()
+                await p.settle(cid, timeout=30)
+                continue
             if answer["type"] == "error":
                 if answer.get("code") != "journal_unavailable":
                     raise Failed("restart: %s" % answer)
@@ -550,7 +563,7 @@ async def scenario_restart(cluster, root):
         await asyncio.sleep(0.3)
     done = await restart
     record("restart: PostgreSQL restarted mid-session", done.returncode == 0,
-           "%d lines refused during the restart and sent again" % refused)
+           "%d lines refused during the restart and sent again, %d players moved to another node" % (refused, moved))
     for p in (host, guest):
         await p.say(timeout=30)
     await end_all([[host, guest]])
