@@ -281,6 +281,14 @@ public actor SessionHubClient {
                 resendOutbox()
             }
             return .resumed
+        } catch SessionHubClientError.refused(let code, _, _)
+                    where code == HubError.Code.invalidResumeToken.rawValue && resumeAnswerLost
+                    && staleTokenRetries < Self.staleTokenRetryLimit {
+            // The answer to an earlier resume, with the token that replaced ours, was lost with
+            // its connection; the hub takes our token again once it notices that connection is
+            // gone, so this refusal is tried again after the backoff.
+            staleTokenRetries += 1
+            return .retry
         } catch SessionHubClientError.refused(let code, let message, let retryAfter) where Self.finalResumeRefusals.contains(code) {
             // The seat is gone (grace window over, session ended, …): the client stays in the
             // lobby; the hub's `error` went out on `events` like every message.
@@ -289,9 +297,18 @@ public actor SessionHubClient {
             forget()
             return .seatGone
         } catch {
+            if case SessionHubClientError.connectionClosed = error { resumeAnswerLost = true }
             return .retry
         }
     }
+
+    /// Whether a `resume` went out and its connection closed before the answer came: the hub may
+    /// have replaced the token we hold with one we never got.
+    private var resumeAnswerLost = false
+    /// `invalid_resume_token` refusals tried again since ``resumeAnswerLost`` was set.
+    private var staleTokenRetries = 0
+    /// How many of those are tried again before the seat counts as gone.
+    private static let staleTokenRetryLimit = 5
 
     /// After a replay reaches this `seq`, the outbox is sent again.
     private var resendAfter: Int?
@@ -521,13 +538,11 @@ public actor SessionHubClient {
             welcomeWaiter = nil
         case .joined(let joined):
             session = SessionModel(joined.session)
-            resumeToken = joined.resumeToken
-            isInSession = true
+            took(joined.resumeToken)
             persist()
         case .resumed(let resumed):
             if let snapshot = resumed.session { session = SessionModel(snapshot) }
-            resumeToken = resumed.resumeToken
-            isInSession = true
+            took(resumed.resumeToken)
             persist()
         case .left(let left) where left.reason == "moved" || left.reason == "handedOver":
             // The session lives on at another node: the close that follows is a drop to come
@@ -565,6 +580,14 @@ public actor SessionHubClient {
     }
 
     /// Forgets the saved seat.
+    /// A seat taken or taken back with `token`: any earlier lost answer no longer matters.
+    private func took(_ token: String) {
+        resumeToken = token
+        isInSession = true
+        resumeAnswerLost = false
+        staleTokenRetries = 0
+    }
+
     private func forget() {
         guard let store else { return }
         write { try await store.clear() }

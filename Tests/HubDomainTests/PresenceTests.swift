@@ -144,15 +144,27 @@ struct PresenceTests {
         #expect(await members[0].session.participants().last?.connected == false)
     }
 
-    @Test func tokenIsSingleUse() async throws {
+    @Test func aTokenStopsWorkingOnceTheNextOneIsUsed() async throws {
         let h = Harness()
         let members = try await h.group(2)
         let bob = members[1]
         await Self.disconnect(bob)
-        let link = try await Self.resume(h, bob)
-        await bob.session.disconnected(userId: bob.id, linkId: link.linkId)
+        let first = try await Self.resume(h, bob)                 // the join's token → a new one
+        let second = try #require(first.resumed?.resumeToken)
+        // While the connection given the new token is there, the presented one opens nothing.
         #expect(await errorCode { _ = try await Self.resume(h, bob) } == .invalidResumeToken)
-        _ = try await Self.resume(h, bob, token: link.resumed?.resumeToken)
+        await bob.session.disconnected(userId: bob.id, linkId: first.linkId)
+        // That connection is gone before the new token was ever used (its answer may have been
+        // lost with it): the presented token opens the seat again, and the unused one is void.
+        let again = try await Self.resume(h, bob)
+        let third = try #require(again.resumed?.resumeToken)
+        await bob.session.disconnected(userId: bob.id, linkId: again.linkId)
+        #expect(await errorCode { _ = try await Self.resume(h, bob, token: second) } == .invalidResumeToken)
+        // Using the newest token retires the older ones for good.
+        let last = try await Self.resume(h, bob, token: third)
+        await bob.session.disconnected(userId: bob.id, linkId: last.linkId)
+        #expect(await errorCode { _ = try await Self.resume(h, bob) } == .invalidResumeToken)
+        _ = try await Self.resume(h, bob, token: third)
     }
 
     @Test func lastSeqOutOfRangeIsRefused() async throws {

@@ -27,7 +27,7 @@ struct DrainIntegrationTests {
         let hub = try HubProcess.start(binary.url, directory: dir, database: database, name: "first")
         defer { hub.kill() }
         let port = try await hub.waitForPort()
-        try await Self.waitUntilReady(port)
+        try await HubProcess.waitUntilReady(port)
 
         // 2. Five premium players in two shared sessions.
         let users = ["ana", "ben", "cleo", "dan", "eve"]
@@ -102,7 +102,7 @@ struct DrainIntegrationTests {
         let again = try HubProcess.start(binary.url, directory: dir, database: database, name: "second")
         defer { again.kill() }
         let port2 = try await again.waitForPort()
-        try await Self.waitUntilReady(port2)
+        try await HubProcess.waitUntilReady(port2)
         let rebuilt = try await HTTPTestClient.request("GET", port: port2, "/admin/api/sessions", token: Self.admin)
         #expect(rebuilt.json?["count"] as? Int == 0, "ended sessions are not rebuilt")
         for user in users {
@@ -136,14 +136,6 @@ struct DrainIntegrationTests {
         var speaker: String
         var text: String
         var description: String { "\(speaker): \(text)" }
-    }
-
-    private static func waitUntilReady(_ port: Int) async throws {
-        for _ in 0..<250 {
-            if let reply = try? await HTTPTestClient.request("GET", port: port, "/readyz"), reply.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("/readyz never answered 200")
     }
 
     /// `host` hosts, `guests` join; returns the session id.
@@ -260,96 +252,4 @@ private final class Player {
 
     var ended: JSONObject? { received.first { $0.type == "ended" } }
     var endedIndex: Int? { received.firstIndex { $0.type == "ended" } }
-}
-
-/// The `sessionhub` binary running as a child process.
-private final class HubProcess: @unchecked Sendable {
-    private let process: Process
-    private let portFile: String
-    private let output = Mutex<(stderr: Data, done: Bool)>((Data(), false))
-
-    private init(process: Process, portFile: String) {
-        self.process = process
-        self.portFile = portFile
-    }
-
-    /// Starts `sessionhub serve` on `database`, JSON logs, port 0.
-    static func start(_ binary: URL, directory: URL, database: String, name: String) throws -> HubProcess {
-        let portFile = directory.appendingPathComponent("port-\(name)").path
-        let process = Process()
-        process.executableURL = binary
-        process.currentDirectoryURL = directory
-        process.arguments = ["serve", "--port", "0", "--port-file", portFile, "--database", database, "--threads", "2",
-                             "--log-format", "json", "--server-drain-timeout", "5"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["SESSIONHUB_SECRET"] = DrainIntegrationTests.secret
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let child = HubProcess(process: process, portFile: portFile)
-        try process.run()
-        // Read standard error on a thread of its own until the child closes it.
-        Thread.detachNewThread {
-            let handle = errors.fileHandleForReading
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                child.output.withLock { $0.stderr.append(chunk) }
-            }
-            child.output.withLock { $0.done = true }
-        }
-        return child
-    }
-
-    /// The port the child wrote once listening.
-    func waitForPort(seconds: Double = 30) async throws -> Int {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8),
-               let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                return port
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw Failure(message: "no port file; stderr:\n\(stderr.suffix(3000))")
-    }
-
-    func signal(_ number: Int32) {
-        sendSignal(process.processIdentifier, number)
-    }
-
-    /// Waits for the child to exit; nil when it is still running after `seconds`.
-    func waitForExit(seconds: Double) async -> (status: Int32, normal: Bool)? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        guard !process.isRunning else { return nil }
-        // Let the reader thread collect the last of standard error.
-        for _ in 0..<100 where !output.withLock({ $0.done }) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return (process.terminationStatus, process.terminationReason == .exit)
-    }
-
-    /// Standard error so far.
-    var stderr: String { String(decoding: output.withLock { $0.stderr }, as: UTF8.self) }
-
-    /// Kills the child if it still runs (test cleanup).
-    func kill() {
-        if process.isRunning { signal(SIGKILL) }
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { message }
-    }
-}
-
-/// `kill(2)`, out of reach of ``HubProcess/kill()``'s name.
-private func sendSignal(_ pid: Int32, _ number: Int32) {
-    _ = kill(pid, number)
 }

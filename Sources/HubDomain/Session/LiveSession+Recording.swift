@@ -57,11 +57,15 @@ extension LiveSession {
         statsDirty.insert(recast.speakerId)
     }
 
-    /// Whether `token` opens seat `index`: the token issued last, or — for a seat rebuilt after
-    /// a restart, which has none in memory — any token the issuer vouches for.
+    /// Whether `token` opens seat `index`: the token issued last; while the seat has no
+    /// connection, also the token the last accepted resume presented (its answer may have been
+    /// lost); for a seat rebuilt after a restart, which has none in memory, any token the issuer
+    /// vouches for.
     func accepts(_ token: String, at index: Int) -> Bool {
         if let issued = seats[index].resumeToken {
-            return constantTimeEquals(issued, token)
+            if constantTimeEquals(issued, token) { return true }
+            guard seats[index].link == nil, let presented = seats[index].presentedResumeToken else { return false }
+            return constantTimeEquals(presented, token)
         }
         return ports.resumeTokens.verify(token, sessionId: id, userId: seats[index].user.id)
     }

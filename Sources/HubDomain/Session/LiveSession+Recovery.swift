@@ -52,6 +52,7 @@ extension LiveSession {
             let known = await ports.learners.knownWords(userId: seats[index].user.id, language: scenario.targetLanguage)
             seats[index].know(known, amid: sessionWords)
             seats[index].resumeToken = nil
+            seats[index].presentedResumeToken = nil
             seats[index].link = nil
             seats[index].graceDeadline = seats[index].present ? now + configuration.graceWindowMillis : nil
         }

@@ -95,6 +95,7 @@ public actor LiveSession {
             seats[existing].graceDeadline = nil
             seats[existing].user = user
             seats[existing].resumeToken = token
+            seats[existing].presentedResumeToken = nil
             index = existing
         } else {
             guard presentCount < maxPlayers else { throw HubError(.sessionFull, "the session is full (\(maxPlayers) players)") }
@@ -131,6 +132,7 @@ public actor LiveSession {
         seats[index].graceDeadline = nil
         let token = ports.resumeTokens.issue(sessionId: id, userId: userId)
         seats[index].resumeToken = token
+        seats[index].presentedResumeToken = resumeToken
         let oldestKept = replay.first?.seq ?? (lastDelivered + 1)
         if lastSeq + 1 >= oldestKept {
             let missed = replay.filter { $0.seq > lastSeq }

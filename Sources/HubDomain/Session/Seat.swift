@@ -8,6 +8,11 @@ struct Seat: Sendable {
     /// The token issued last; nil for a seat rebuilt after a restart, which accepts any token
     /// the ``ResumeTokenIssuer`` vouches for.
     var resumeToken: String?
+    /// The token the last accepted `resume` presented. It still opens the seat while the seat
+    /// has no connection: the answer carrying ``resumeToken`` may have been lost with the
+    /// connection it went to, and the player would otherwise be locked out of their own seat.
+    /// Once ``resumeToken`` is presented it takes this place; a `join` clears it.
+    var presentedResumeToken: String?
     /// The connection, while connected.
     var link: (any ParticipantLink)?
     /// Set while disconnected: the seat is released at this time (epoch ms).
