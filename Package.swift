@@ -175,6 +175,7 @@ let package = Package(
         .executableTarget(
             name: "sessionhub-bot",
             dependencies: [
+                "SessionHubClient",
                 "HubProtocol",
                 "HubDomain",
                 "WebSocket",
@@ -220,6 +221,11 @@ let package = Package(
         .testTarget(
             name: "SessionHubClientTests",
             dependencies: ["SessionHubClient", "HubProtocol", "HubDomain"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "BotTests",
+            dependencies: ["sessionhub-bot", "HubDomain"],
             swiftSettings: strict
         ),
         .testTarget(

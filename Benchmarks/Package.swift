@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HubDomain", package: "SessionHub"),
                 .product(name: "HubProtocol", package: "SessionHub"),
+                .product(name: "SessionHubClient", package: "SessionHub"),
                 .product(name: "WebSocket", package: "SessionHub"),
                 .product(name: "WebSocketTransport", package: "SessionHub"),
             ],

@@ -39,7 +39,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzClientMessage",
-            dependencies: ["FuzzSupport", .product(name: "HubProtocol", package: "SessionHub")]
+            dependencies: ["FuzzSupport", .product(name: "HubProtocol", package: "SessionHub"),
+                           .product(name: "SessionHubClient", package: "SessionHub")]
         ),
         .executableTarget(
             name: "FuzzToken",

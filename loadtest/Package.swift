@@ -21,6 +21,7 @@ let package = Package(
                 .product(name: "WebSocketTransport", package: "SessionHub"),
                 .product(name: "WebSocket", package: "SessionHub"),
                 .product(name: "HubProtocol", package: "SessionHub"),
+                .product(name: "SessionHubClient", package: "SessionHub"),
                 .product(name: "HubDomain", package: "SessionHub"),
                 .product(name: "HubStorage", package: "SessionHub"),
                 .product(name: "HubStoragePostgres", package: "SessionHub"),

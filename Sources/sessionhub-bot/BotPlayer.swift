@@ -1,5 +1,6 @@
 import HubDomain
 import HubProtocol
+import SessionHubClient
 import NIOCore
 import WebSocket
 import WebSocketTransport

@@ -5,6 +5,7 @@ import Benchmark
 import Foundation
 import HubDomain
 import HubProtocol
+import SessionHubClient
 
 func registerPartBenchmarks() {
     // The texts a session sees: 29 different lines of the "Town Hall Meeting" hints, as in SayPath.
@@ -14,8 +15,7 @@ func registerPartBenchmarks() {
         }
         return scenario
     }()
-    let script = BotLineScript(scenario: scenario)
-    let lines = (1...29).map { script.line(role: scenario.role(forSeat: $0 - 1), turn: $0 / 6, counter: $0) }
+    let lines = (1...29).map { SayPath.line(of: scenario, counter: $0) }
     let texts = lines.enumerated().map { index, line in
         ClientMessageEncoder.encode(.say(textNative: line.textNative, textTranslated: line.textTranslated,
                                          clientId: "line-\(index + 1)"), id: "say-\(index + 1)")

@@ -3,6 +3,7 @@
 import Foundation
 import HubDomain
 import HubProtocol
+import SessionHubClient
 
 /// A hub wired as `sessionhub serve` wires it for one node, minus the sockets and the durable
 /// storage: the real scenario catalogue and `HubConfiguration` defaults, the system clock,
@@ -43,7 +44,7 @@ final class SayPath {
     let decoder = ClientMessageDecoder()
     /// Whether every member negotiated permessage-deflate (and so takes the compressed frame).
     let deflateMembers: Bool
-    let script: BotLineScript
+    let scenario: Scenario
     /// Lines per session: one short of the scenario's goal.
     let linesPerSession: Int
     /// The current session's players: new users for each session, so that no user's known words
@@ -74,7 +75,7 @@ final class SayPath {
         guard let scenario = catalog.scenario(id: Self.scenarioId), scenario.maxPlayers >= players, players >= 2 else {
             fatalError("the built-in catalogue has no \(Self.scenarioId) scenario for \(players) players")
         }
-        script = BotLineScript(scenario: scenario)
+        self.scenario = scenario
         linesPerSession = scenario.goal.lines - 1
         self.deflateMembers = deflateMembers
         let ports = HubPorts(clock: clock, encoder: BenchBroadcastEncoder(compression: compression), journal: journal)
@@ -104,11 +105,19 @@ final class SayPath {
         return says
     }
 
+    /// The scenario's hints round-robin, each tagged with `counter` so every line is distinct
+    /// (the bot's lines look the same).
+    static func line(of scenario: Scenario, counter: Int) -> (textNative: String, textTranslated: String) {
+        guard !scenario.hints.isEmpty else { return ("… (\(counter))", "… (\(counter))") }
+        let hint = scenario.hints[counter % scenario.hints.count]
+        return ("\(hint.textNative) (\(counter))", "\(hint.textTranslated) (\(counter))")
+    }
+
     private func makeSay() -> Say {
         guard let session else { fatalError("no session") }
         let player = sent % players
         sent += 1
-        let line = script.line(role: roles[player], turn: sent / players, counter: sent)
+        let line = Self.line(of: scenario, counter: sent)
         let ref = "say-\(sent)"
         let text = ClientMessageEncoder.encode(.say(textNative: line.textNative, textTranslated: line.textTranslated,
                                                     clientId: "line-\(sent)"), id: ref)

@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 import HubProtocol
+import SessionHubClient
 
 /// ``ClientMessageDecoder`` on arbitrary bytes.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import HubDomain
 import HubProtocol
+import SessionHubClient
 import NIOCore
 import Synchronization
 import WebSocket

@@ -1,28 +1,9 @@
 import HubDomain
-import HubProtocol
 import Testing
+@testable import sessionhub_bot
 
-@Suite("Bot helpers: seq tracking, line script, recasts")
+@Suite("Bot helpers: line script, recasts")
 struct BotScriptTests {
-    @Test("SeqTracker accepts S+1, S+2, …; reports gaps, duplicates and broadcasts before a snapshot")
-    func seqTracker() {
-        var tracker = SeqTracker()
-        #expect(tracker.record(3) == .beforeSnapshot(3))
-        #expect(tracker.lastSeq == nil)
-        tracker.restart(after: 4)
-        #expect(tracker.record(5) == .next)
-        #expect(tracker.record(6) == .next)
-        #expect(tracker.record(6) == .duplicate(6))
-        #expect(tracker.record(2) == .duplicate(2))
-        #expect(tracker.record(9) == .gap(expected: 7, received: 9))
-        #expect(tracker.record(10) == .next)
-        #expect(tracker.lastSeq == 10)
-        var fromSnapshot = SeqTracker(after: 1)
-        #expect(fromSnapshot.record(2) == .next)
-        fromSnapshot.restart(after: 40)
-        #expect(fromSnapshot.record(41) == .next)
-    }
-
     @Test("Lines follow the role's hints round-robin, each with its counter")
     func lineScript() throws {
         let scenario = try #require(try ScenarioCatalog.load().scenario(id: "ordering-coffee"))

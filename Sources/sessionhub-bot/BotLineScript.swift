@@ -3,16 +3,16 @@ import HubDomain
 /// What a bot player says: the scenario's hints for its role, in order and round-robin, each
 /// with a counter appended so that every line of a run is distinct (`"¿Cuánto es? (7)"`).
 /// A role without hints of its own borrows all of the scenario's hints.
-public struct BotLineScript: Sendable {
+struct BotLineScript: Sendable {
     /// One line to speak.
-    public struct Line: Sendable, Equatable {
+    struct Line: Sendable, Equatable {
         /// The practised language.
-        public var textNative: String
+        var textNative: String
         /// Its translation.
-        public var textTranslated: String
+        var textTranslated: String
 
         /// Creates a line.
-        public init(textNative: String, textTranslated: String) {
+        init(textNative: String, textTranslated: String) {
             self.textNative = textNative
             self.textTranslated = textTranslated
         }
@@ -22,13 +22,13 @@ public struct BotLineScript: Sendable {
     private let allHints: [ScenarioHint]
 
     /// A script for `scenario`.
-    public init(scenario: Scenario) {
+    init(scenario: Scenario) {
         allHints = scenario.hints
         hintsByRole = Dictionary(grouping: scenario.hints, by: \.roleName)
     }
 
     /// The `turn`-th line (0-based) of a player in `role`, tagged with `counter`.
-    public func line(role: String, turn: Int, counter: Int) -> Line {
+    func line(role: String, turn: Int, counter: Int) -> Line {
         let hints = hintsByRole[role] ?? allHints
         guard !hints.isEmpty else {
             return Line(textNative: "… (\(counter))", textTranslated: "… (\(counter))")

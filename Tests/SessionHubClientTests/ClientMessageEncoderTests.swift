@@ -1,9 +1,10 @@
 import Foundation
 import HubDomain
 import HubProtocol
+import SessionHubClient
 import Testing
 
-@Suite("Client message encoding (bot side)")
+@Suite("Client message encoding")
 struct ClientMessageEncoderTests {
     let decoder = ClientMessageDecoder()
 

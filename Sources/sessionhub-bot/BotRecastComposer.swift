@@ -4,19 +4,19 @@ import HubDomain
 /// language, so its corrections are language-neutral but plausible edits: a reordering of the
 /// sentence's two clauses for `sentence_structure`, and a tidy-up of capitalisation, spacing and
 /// the closing punctuation otherwise. A trailing counter tag such as `(7)` stays at the end.
-public enum BotRecastComposer {
+enum BotRecastComposer {
     /// A correction to send in a `recast`.
-    public struct Correction: Sendable, Equatable {
+    struct Correction: Sendable, Equatable {
         /// The corrected line, counter tag kept.
-        public var correctedText: String
+        var correctedText: String
         /// Why, naming the issue types.
-        public var explanation: String
+        var explanation: String
         /// Sorted, no duplicates, never empty.
-        public var issueTypes: [RecastIssueType]
+        var issueTypes: [RecastIssueType]
     }
 
     /// One or two distinct issue types, sorted, chosen with `generator`.
-    public static func issueTypes(using generator: inout some RandomNumberGenerator) -> [RecastIssueType] {
+    static func issueTypes(using generator: inout some RandomNumberGenerator) -> [RecastIssueType] {
         let all = RecastIssueType.allCases
         var chosen: Set<RecastIssueType> = [all[Int.random(in: 0..<all.count, using: &generator)]]
         if Bool.random(using: &generator) { chosen.insert(all[Int.random(in: 0..<all.count, using: &generator)]) }
@@ -24,7 +24,7 @@ public enum BotRecastComposer {
     }
 
     /// The correction of `text` for `issueTypes` (which must not be empty).
-    public static func correction(of text: String, issueTypes: [RecastIssueType]) -> Correction {
+    static func correction(of text: String, issueTypes: [RecastIssueType]) -> Correction {
         let types = Array(Set(issueTypes)).sorted()
         let (body, tag) = splitTag(text)
         var corrected = tidy(body)

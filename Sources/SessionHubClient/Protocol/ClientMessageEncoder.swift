@@ -1,5 +1,6 @@
 import Foundation
 import HubDomain
+import HubProtocol
 
 /// Builds the JSON text of client messages (section 6 of `docs/PROTOCOL.md`): the counterpart of
 /// ``ClientMessageDecoder``, for the bot, the load test and anything else that plays a client.
