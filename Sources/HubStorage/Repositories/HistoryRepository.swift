@@ -1,9 +1,18 @@
+import HubDomain
+
 /// Each user's saved sessions. A user only ever reaches their own entries.
 public protocol HistoryRepository: Sendable {
     /// Most recent first; `before` (epoch ms, exclusive) pages back; `limit` 1...100.
     func getSessions(userId: String, limit: Int, before: Int64?) async throws -> HistoryPage
+    /// Like ``getSessions(userId:limit:before:)`` with whole sessions (transcripts included),
+    /// read in one query.
+    func getFullSessions(userId: String, limit: Int, before: Int64?) async throws -> HistorySessionPage
     /// One entry with its transcript, or nil (also when it belongs to someone else).
     func getSession(userId: String, sessionId: String) async throws -> HistorySession?
+    /// Stores a session the user's app recorded on its own, unless the user has an entry with
+    /// its id or the hub recorded a session with its id for them (``HistoryAddOutcome``).
+    /// Progress is not touched. Checks and insert are one transaction.
+    func addSession(userId: String, session: HistorySession) async throws -> HistoryAddOutcome
     /// Deletes one entry; false when the user has no such entry.
     func deleteSession(userId: String, sessionId: String) async throws -> Bool
     /// Deletes every entry of the user; returns how many.

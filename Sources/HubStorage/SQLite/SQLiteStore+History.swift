@@ -1,3 +1,5 @@
+import HubDomain
+
 extension SQLiteStore: HistoryRepository {
     /// The largest page ``getSessions(userId:limit:before:)`` returns; smaller or larger limits
     /// are clamped to 1...100.
@@ -29,6 +31,47 @@ extension SQLiteStore: HistoryRepository {
                     """, [.text(userId), .int(limit)], row: map)
             }
             return HistoryPage(total: total, sessions: rows)
+        }
+    }
+
+    public func getFullSessions(userId: String, limit: Int, before: Int64?) async throws -> HistorySessionPage {
+        let limit = min(max(limit, 1), Self.maximumPageSize)
+        return try database.withConnection { db in
+            let total = try db.queryFirst("SELECT total FROM history_counts WHERE user_id = ?", [.text(userId)]) {
+                $0.int(0)
+            } ?? 0
+            // One query for the page: the index gives the order, each row its body.
+            let sessions = try db.query("""
+                SELECT body FROM history WHERE user_id = ? AND timestamp < ?
+                ORDER BY timestamp DESC, session_id DESC LIMIT ?
+                """, [.text(userId), .integer(before ?? Int64.max), .int(limit)]) { row in
+                try Self.decode(HistorySession.self, from: row.data(0))
+            }
+            return HistorySessionPage(total: total, sessions: sessions)
+        }
+    }
+
+    public func addSession(userId: String, session: HistorySession) async throws -> HistoryAddOutcome {
+        try database.transaction { db in
+            let stored = try db.queryFirst("SELECT body FROM history WHERE user_id = ? AND session_id = ?",
+                                           [.text(userId), .text(session.sessionId)]) { row in
+                try Self.decode(HistorySession.self, from: row.data(0))
+            }
+            // The hub's own sessions are in the progress ledger; the app's never are.
+            let byHub = try db.queryFirst("SELECT 1 FROM progress_sessions WHERE user_id = ? AND session_id = ?",
+                                          [.text(userId), .text(session.sessionId)]) { _ in true } ?? false
+            if byHub { return .recordedByHub(stored) }
+            if let stored { return stored == session ? .unchanged(stored) : .conflict(stored) }
+            try db.run("""
+                INSERT INTO history (user_id, session_id, timestamp, scenario_title, target_language,
+                                     duration_seconds, line_count, xp_earned, body)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [
+                    .text(userId), .text(session.sessionId), .integer(session.timestamp), .text(session.scenarioTitle),
+                    .text(session.targetLanguage), .int(session.durationSeconds), .int(session.dialogLines.count),
+                    .int(session.stats?.xpEarned ?? 0), .blob(try Self.encode(session)),
+                ])
+            return .created(session)
         }
     }
 
