@@ -82,6 +82,26 @@ struct HistoryPostIntegrationTests {
         }
     }
 
+    @Test func aNewSessionIsPushedAsHistoryUpdatedToTheUsersConnections() async throws {
+        try await Self.withHub { port in
+            try await setPremium(port, "pia")
+            let token = HubTestServer.token("pia")
+            let tablet = try await HubTestClient.connect(port: port, token: token)
+            _ = try #require(await tablet.expect("welcome"))
+            let body = Self.appSession("app-push", at: Self.now)
+            #expect(try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: body).status == 201)
+            let pushed = try #require(await tablet.expect("historyUpdated"))
+            #expect(pushed.object("session")?.string("sessionId") == "app-push")
+            #expect(pushed.object("session")?.int("lineCount") == 2)
+            // Saved again (stored already): no push.
+            #expect(try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: body).status == 200)
+            tablet.send(["type": "ping", "id": "p"])
+            let next = try #require(await tablet.nextMessage())
+            #expect(next.string("type") == "pong")
+            tablet.drop()
+        }
+    }
+
     @Test func aFreeUserIsAnsweredFeatureLockedAndNothingIsStored() async throws {
         try await Self.withHub { port in
             let token = HubTestServer.token("fred")

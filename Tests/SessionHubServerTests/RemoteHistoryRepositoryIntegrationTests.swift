@@ -1,5 +1,6 @@
 import Foundation
 import HubDomain
+import NIOSSL
 import SessionHubClient
 import SessionHubServer
 import Testing
@@ -138,6 +139,42 @@ struct RemoteHistoryRepositoryIntegrationTests {
             #expect(list.first?.dialogLines.map(\.textNative) == ["Un café, por favor"])
             #expect(list.first?.stats != nil)
             await client.close()
+        }
+    }
+
+    @Test("Over https through a TLS front when the client's URL is wss://; a client that does not trust it gets networkError")
+    func overTLS() async throws {
+        let (certificate, key) = try SessionHubClientIntegrationTests.throwAwayCertificate()
+        let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
+                                                                                   privateKey: .privateKey(key)))
+        try await Self.withHub { port in
+            try await Self.setPremium(port, "pia")
+            let front = try await TCPProxy(to: port, tls: serverTLS)
+            var trusting = TLSConfiguration.makeClientConfiguration()
+            trusting.trustRoots = .certificates([certificate])
+            let client = try SessionHubClient(url: "wss://localhost:\(front.port)/ws", tls: trusting) { HubTestServer.token("pia") }
+            let history = await client.historyRepository()
+            let session = Self.session("app-tls", at: Self.now)
+            #expect(await history.saveSession(session) == .success(session))
+            #expect(try await history.getSessions() == [session])
+
+            let doubting = try SessionHubClient(url: "wss://localhost:\(front.port)/ws") { HubTestServer.token("pia") }
+            #expect(await doubting.historyRepository().saveSession(session) == .error(.networkError))
+            await front.stop()
+        }
+    }
+
+    @Test("A hub that accepts but never answers: the request times out")
+    func timeout() async throws {
+        try await Self.withHub { port in
+            // A front that forwards nothing: the connection opens, no answer ever comes.
+            let silent = try await TCPProxy(to: port)
+            silent.loseClientBytes(true)
+            var http = try HubHTTPClient(url: "ws://127.0.0.1:\(silent.port)/ws") { HubTestServer.token("pia") }
+            http.timeout = .milliseconds(300)
+            await #expect(throws: SessionHubClientError.timedOut(request: "GET /api/history")) { try await http.get("/api/history") }
+            #expect(await RemoteHistoryRepository(http: http).saveSession(Self.session("app-1", at: Self.now)) == .error(.networkError))
+            await silent.stop()
         }
     }
 
