@@ -1,19 +1,19 @@
 import HubDomain
 import HubStorage
+import Logging
 import PostgresNIO
 
 extension PostgresStore: HistoryRepository {
-    public func getSessions(userId: String, limit: Int, before: Int64?) async throws -> HistoryPage {
+    public func getSessions(userId: String, limit: Int, before: Int64?, beforeId: String?) async throws -> HistoryPage {
         let limit = min(max(limit, 1), SQLiteStore.maximumPageSize)
         return try await pool.client.withConnection { db in
-            var total = 0
-            for try await count in try await db.query("SELECT count(*) FROM history WHERE user_id = \(userId)",
-                                                       logger: logger).decode(Int.self) {
-                total = count
-            }
+            let total = try await Self.total(userId, db, logger: logger)
+            // The cursor as one row comparison: no text is below "", so without beforeId this is
+            // timestamp < before; without before, every entry.
             let rows = try await db.query("""
                 SELECT session_id, scenario_title, timestamp, target_language, duration_seconds, line_count, xp_earned
-                FROM history WHERE user_id = \(userId) AND timestamp < \(before ?? Int64.max)
+                FROM history WHERE user_id = \(userId)
+                  AND (timestamp, session_id) < (\(before ?? Int64.max), \(beforeId ?? ""))
                 ORDER BY timestamp DESC, session_id DESC LIMIT \(limit)
                 """, logger: logger)
             var sessions: [HistorySummary] = []
@@ -26,23 +26,29 @@ extension PostgresStore: HistoryRepository {
         }
     }
 
-    public func getFullSessions(userId: String, limit: Int, before: Int64?) async throws -> HistorySessionPage {
+    public func getFullSessions(userId: String, limit: Int, before: Int64?, beforeId: String?) async throws -> HistorySessionPage {
         let limit = min(max(limit, 1), SQLiteStore.maximumPageSize)
         return try await pool.client.withConnection { db in
-            var total = 0
-            for try await count in try await db.query("SELECT count(*) FROM history WHERE user_id = \(userId)",
-                                                       logger: logger).decode(Int.self) {
-                total = count
-            }
+            let total = try await Self.total(userId, db, logger: logger)
             // One query for the page: the index gives the order, each row its body.
             let rows = try await db.query("""
-                SELECT body FROM history WHERE user_id = \(userId) AND timestamp < \(before ?? Int64.max)
+                SELECT body FROM history WHERE user_id = \(userId)
+                  AND (timestamp, session_id) < (\(before ?? Int64.max), \(beforeId ?? ""))
                 ORDER BY timestamp DESC, session_id DESC LIMIT \(limit)
                 """, logger: logger)
             var sessions: [HistorySession] = []
             for try await body in rows.decode(String.self) { sessions.append(try Self.decode(HistorySession.self, json: body)) }
             return HistorySessionPage(total: total, sessions: sessions)
         }
+    }
+
+    private static func total(_ userId: String, _ db: PostgresConnection, logger: Logger) async throws -> Int {
+        var total = 0
+        for try await count in try await db.query("SELECT count(*) FROM history WHERE user_id = \(userId)",
+                                                   logger: logger).decode(Int.self) {
+            total = count
+        }
+        return total
     }
 
     public func addSession(userId: String, session: HistorySession) async throws -> HistoryAddOutcome {

@@ -159,28 +159,12 @@ public struct HubHTTPClient: Sendable {
         let limit = maxResponseBytes
         return try await withThrowingTaskGroup(of: Response?.self) { group in
             group.addTask {
-                try await channel.executeThenClose { inbound, outbound in
-                    try await outbound.write(.head(head))
-                    if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-                    try await outbound.write(.end(nil))
-                    var status = 0
-                    var retryAfter: Int?
-                    var received = ByteBuffer()
-                    for try await part in inbound {
-                        switch part {
-                        case .head(let head):
-                            status = Int(head.status.code)
-                            retryAfter = head.headers.first(name: "Retry-After").flatMap { Int($0) }
-                        case .body(var chunk):
-                            guard received.readableBytes + chunk.readableBytes <= limit else {
-                                throw SessionHubClientError.transport("the answer to \(request) is larger than \(limit) bytes")
-                            }
-                            received.writeBuffer(&chunk)
-                        case .end:
-                            return Response(status: status, body: Data(received.readableBytesView), retryAfter: retryAfter)
-                        }
-                    }
-                    throw SessionHubClientError.transport("the hub closed the connection before answering \(request)")
+                do {
+                    return try await Self.exchange(on: channel, head: head, body: body, limit: limit, request: request)
+                } catch let error as SessionHubClientError {
+                    throw error
+                } catch {
+                    throw SessionHubClientError.transport("\(request) failed: \(error)")
                 }
             }
             group.addTask {
@@ -193,6 +177,42 @@ public struct HubHTTPClient: Sendable {
                 throw SessionHubClientError.timedOut(request: request)
             }
             return response
+        }
+    }
+
+    /// Writes the request in one go and reads the answer. The hub may answer and close before
+    /// it has read everything (a refusal from the head alone): the answer counts, not the
+    /// failed write.
+    private static func exchange(on channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>,
+                                 head: HTTPRequestHead, body: Data?, limit: Int, request: String) async throws -> Response {
+        try await channel.executeThenClose { inbound, outbound in
+            var parts: [HTTPClientRequestPart] = [.head(head)]
+            if let body { parts.append(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+            parts.append(.end(nil))
+            var writeFailure: (any Error)?
+            do {
+                try await outbound.write(contentsOf: parts)
+            } catch {
+                writeFailure = error
+            }
+            var status = 0
+            var retryAfter: Int?
+            var received = ByteBuffer()
+            for try await part in inbound {
+                switch part {
+                case .head(let head):
+                    status = Int(head.status.code)
+                    retryAfter = head.headers.first(name: "Retry-After").flatMap { Int($0) }
+                case .body(var chunk):
+                    guard received.readableBytes + chunk.readableBytes <= limit else {
+                        throw SessionHubClientError.transport("the answer to \(request) is larger than \(limit) bytes")
+                    }
+                    received.writeBuffer(&chunk)
+                case .end:
+                    return Response(status: status, body: Data(received.readableBytesView), retryAfter: retryAfter)
+                }
+            }
+            throw writeFailure ?? SessionHubClientError.transport("the hub closed the connection before answering \(request)")
         }
     }
 

@@ -92,10 +92,10 @@ public actor RemoteHistoryRepository {
         let started = version
         var all: [HistorySession] = []
         var seen = Set<String>()
-        var before: Int64?
+        var cursor: (timestamp: Int64, sessionId: String)?
         while true {
             var path = "/api/history?full=1&limit=\(pageSize)"
-            if let before { path += "&before=\(before)" }
+            if let cursor { path += "&before=\(cursor.timestamp)&beforeId=\(Self.queryValue(cursor.sessionId))" }
             let response = try await http.get(path)
             guard response.status == 200 else { throw response.refusal }
             let page: Page
@@ -104,10 +104,12 @@ public actor RemoteHistoryRepository {
             } catch {
                 throw SessionHubClientError.transport("unexpected answer to GET /api/history: \(error)")
             }
+            let known = all.count
             for session in page.sessions where seen.insert(session.sessionId).inserted { all.append(session) }
-            guard page.sessions.count == pageSize, all.count < page.total, let last = page.sessions.last,
-                  before.map({ last.timestamp < $0 }) ?? true else { break }
-            before = last.timestamp
+            // The next page starts after this one's last entry (ties on its timestamp included).
+            guard page.sessions.count == pageSize, all.count < page.total, all.count > known,
+                  let last = page.sessions.last else { break }
+            cursor = (last.timestamp, last.sessionId)
         }
         publish(all, asOf: started)
         return all
@@ -115,7 +117,7 @@ public actor RemoteHistoryRepository {
 
     /// Deletes one session (also when the hub has none with this id: it is gone either way).
     public func deleteSession(id: String) async throws {
-        guard let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) else {
+        guard let escaped = id.addingPercentEncoding(withAllowedCharacters: Self.unreserved) else {
             throw SessionHubClientError.transport("cannot put \(id) in a URL")
         }
         let response = try await http.delete("/api/history/\(escaped)")
@@ -167,6 +169,14 @@ public actor RemoteHistoryRepository {
         current = list
         for observer in observers.values { observer.yield(list) }
     }
+
+    /// `text` percent-encoded for a query value.
+    private static func queryValue(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// RFC 3986's unreserved characters (ASCII only).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     private struct Page: Decodable {
         let total: Int

@@ -74,4 +74,31 @@ struct HistoryAddStoreTests {
             #expect(try await store.getFullSessions(userId: "bob", limit: 3, before: nil) == HistorySessionPage(total: 0, sessions: []))
         }
     }
+
+    @Test("With beforeId the cursor is an entry: entries sharing its timestamp are on the next page", arguments: StoreBackend.all)
+    func cursorWithTies(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            try await store.makePremium("ana")
+            for id in ["a", "b", "c", "d", "e"] {
+                _ = try await store.addSession(userId: "ana", session: Self.appSession(id, at: id < "c" ? Day.mon16 : Day.mon16 + 1))
+            }
+            var full: [String] = []
+            var summaries: [String] = []
+            var cursor: (Int64, String)?
+            for _ in 0..<5 {
+                let page = try await store.getFullSessions(userId: "ana", limit: 2, before: cursor?.0, beforeId: cursor?.1)
+                let listed = try await store.getSessions(userId: "ana", limit: 2, before: cursor?.0, beforeId: cursor?.1)
+                #expect(listed.sessions == page.sessions.map(\.summary))
+                full += page.sessions.map(\.sessionId)
+                summaries += listed.sessions.map(\.sessionId)
+                guard let last = page.sessions.last, page.sessions.count == 2 else { break }
+                cursor = (last.timestamp, last.sessionId)
+            }
+            #expect(full == ["e", "d", "c", "b", "a"])
+            #expect(summaries == full)
+            // `before` alone still excludes its whole millisecond.
+            let older = try await store.getSessions(userId: "ana", limit: 10, before: Day.mon16 + 1)
+            #expect(older.sessions.map(\.sessionId) == ["b", "a"])
+        }
+    }
 }

@@ -246,6 +246,16 @@ struct HistoryPostIntegrationTests {
             #expect(tooMany.status == 400)
             #expect((tooMany.json?["message"] as? String)?.contains("1 to 3") == true)
             #expect(try await HTTPTestClient.request("GET", port: port, "/api/history?full=yes", token: token).status == 400)
+            let noTime = try await HTTPTestClient.request("GET", port: port, "/api/history?beforeId=app-1", token: token)
+            #expect(noTime.status == 400)
+            #expect(noTime.json?["message"] as? String == "beforeId needs before (the same entry's timestamp)")
+            // The cursor as an entry: the page after app-1 starts with app-2.
+            let after = try #require(order.firstIndex(of: "app-1"))
+            let stamp = try #require((try await HTTPTestClient.request("GET", port: port, "/api/history/app-1", token: token)
+                .json?["timestamp"] as? NSNumber)?.int64Value)
+            let next = try await HTTPTestClient.request("GET", port: port, "/api/history?full=1&limit=1&before=\(stamp)&beforeId=app-1",
+                                                        token: token)
+            #expect((next.json?["sessions"] as? [[String: Any]])?.first?["sessionId"] as? String == order[after + 1])
             let defaulted = try await HTTPTestClient.request("GET", port: port, "/api/history?full=1", token: token)
             #expect((defaulted.json?["sessions"] as? [[String: Any]])?.count == 3)
             // Not premium: locked like the summaries.

@@ -93,7 +93,8 @@ struct RemoteHistoryRepositoryIntegrationTests {
             try await Self.setPremium(port, "pia")
             let client = try Self.client(port, "pia")
             let history = RemoteHistoryRepository(http: client.http, pageSize: 2)
-            let saved = (0..<5).map { Self.session("app-\($0)", at: Self.now - Int64($0) * 1000) }
+            // Pairs share a timestamp: a page can end between two entries of the same millisecond.
+            let saved = (0..<5).map { Self.session("app-\(9 - $0)", at: Self.now - Int64($0 / 3) * 1000) }
             for session in saved.reversed() { #expect(await history.saveSession(session) == .success(session)) }
             #expect(try await history.getSessions() == saved)
         }

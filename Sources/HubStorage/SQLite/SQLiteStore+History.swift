@@ -5,50 +5,49 @@ extension SQLiteStore: HistoryRepository {
     /// are clamped to 1...100.
     public static let maximumPageSize = 100
 
-    public func getSessions(userId: String, limit: Int, before: Int64?) async throws -> HistoryPage {
+    public func getSessions(userId: String, limit: Int, before: Int64?, beforeId: String?) async throws -> HistoryPage {
         let limit = min(max(limit, 1), Self.maximumPageSize)
+        let (cursor, binds) = Self.cursor(before: before, beforeId: beforeId)
         return try database.withConnection { db in
-            let total = try db.queryFirst("SELECT total FROM history_counts WHERE user_id = ?", [.text(userId)]) {
-                $0.int(0)
-            } ?? 0
-            let columns = """
+            let total = try Self.total(userId, db)
+            let rows = try db.query("""
                 SELECT session_id, scenario_title, timestamp, target_language, duration_seconds, line_count, xp_earned
-                FROM history
-                """
-            let rows: [HistorySummary]
-            let map = { (row: SQLiteRow) in
+                FROM history WHERE user_id = ?\(cursor) ORDER BY timestamp DESC, session_id DESC LIMIT ?
+                """, [.text(userId)] + binds + [.int(limit)]) { row in
                 HistorySummary(sessionId: row.string(0), scenarioTitle: row.string(1), timestamp: row.int64(2),
                                targetLanguage: row.string(3), durationSeconds: row.int(4), lineCount: row.int(5),
                                xpEarned: row.int(6))
-            }
-            if let before {
-                rows = try db.query(columns + """
-                     WHERE user_id = ? AND timestamp < ? ORDER BY timestamp DESC, session_id DESC LIMIT ?
-                    """, [.text(userId), .integer(before), .int(limit)], row: map)
-            } else {
-                rows = try db.query(columns + """
-                     WHERE user_id = ? ORDER BY timestamp DESC, session_id DESC LIMIT ?
-                    """, [.text(userId), .int(limit)], row: map)
             }
             return HistoryPage(total: total, sessions: rows)
         }
     }
 
-    public func getFullSessions(userId: String, limit: Int, before: Int64?) async throws -> HistorySessionPage {
+    public func getFullSessions(userId: String, limit: Int, before: Int64?, beforeId: String?) async throws -> HistorySessionPage {
         let limit = min(max(limit, 1), Self.maximumPageSize)
+        let (cursor, binds) = Self.cursor(before: before, beforeId: beforeId)
         return try database.withConnection { db in
-            let total = try db.queryFirst("SELECT total FROM history_counts WHERE user_id = ?", [.text(userId)]) {
-                $0.int(0)
-            } ?? 0
+            let total = try Self.total(userId, db)
             // One query for the page: the index gives the order, each row its body.
             let sessions = try db.query("""
-                SELECT body FROM history WHERE user_id = ? AND timestamp < ?
-                ORDER BY timestamp DESC, session_id DESC LIMIT ?
-                """, [.text(userId), .integer(before ?? Int64.max), .int(limit)]) { row in
+                SELECT body FROM history WHERE user_id = ?\(cursor) ORDER BY timestamp DESC, session_id DESC LIMIT ?
+                """, [.text(userId)] + binds + [.int(limit)]) { row in
                 try Self.decode(HistorySession.self, from: row.data(0))
             }
             return HistorySessionPage(total: total, sessions: sessions)
         }
+    }
+
+    /// The listing's `WHERE` tail for a cursor, and its values.
+    private static func cursor(before: Int64?, beforeId: String?) -> (String, [SQLiteValue]) {
+        switch (before, beforeId) {
+        case (let time?, let id?): return (" AND (timestamp, session_id) < (?, ?)", [.integer(time), .text(id)])
+        case (let time?, nil): return (" AND timestamp < ?", [.integer(time)])
+        case (nil, _): return ("", [])
+        }
+    }
+
+    private static func total(_ userId: String, _ db: SQLiteConnection) throws -> Int {
+        try db.queryFirst("SELECT total FROM history_counts WHERE user_id = ?", [.text(userId)]) { $0.int(0) } ?? 0
     }
 
     public func addSession(userId: String, session: HistorySession) async throws -> HistoryAddOutcome {

@@ -27,24 +27,35 @@ struct AccountService: Sendable {
 
     /// One page of the user's history, most recent first. `limit` defaults to 20 (1…100);
     /// `before` is an epoch-ms bound (exclusive).
-    func history(userId: String, limit: Int?, before: Int64?) async throws -> HistoryPage {
+    /// `beforeId` (with `before`) makes the cursor the entry (`before`, `beforeId`) itself.
+    func history(userId: String, limit: Int?, before: Int64?, beforeId: String? = nil) async throws -> HistoryPage {
         try await requirePremium(userId)
         let limit = limit ?? 20
         guard (1...100).contains(limit) else { throw APIError.badRequest("limit must be an integer from 1 to 100") }
+        try Self.checkCursor(before: before, beforeId: beforeId)
+        return try await stores.history.getSessions(userId: userId, limit: limit, before: before, beforeId: beforeId)
+    }
+
+    private static func checkCursor(before: Int64?, beforeId: String?) throws(APIError) {
         if let before, before <= 0 { throw APIError.badRequest("before must be a positive epoch-milliseconds integer") }
-        return try await stores.history.getSessions(userId: userId, limit: limit, before: before)
+        if let beforeId {
+            guard before != nil else { throw APIError.badRequest("beforeId needs before (the same entry's timestamp)") }
+            guard (1...PostedSessionRules.maxIdLength).contains(beforeId.utf8.count) else {
+                throw APIError.badRequest("beforeId must be 1 to \(PostedSessionRules.maxIdLength) bytes")
+            }
+        }
     }
 
     /// One page of the user's history with whole sessions, most recent first. `limit` defaults
-    /// to 20 and may be 1 to ``maxFullHistoryPage``; `before` as in ``history(userId:limit:before:)``.
-    func fullHistory(userId: String, limit: Int?, before: Int64?) async throws -> HistorySessionPage {
+    /// to 20 and may be 1 to ``maxFullHistoryPage``; `before` and `beforeId` as in ``history(userId:limit:before:beforeId:)``.
+    func fullHistory(userId: String, limit: Int?, before: Int64?, beforeId: String? = nil) async throws -> HistorySessionPage {
         try await requirePremium(userId)
         let limit = limit ?? min(20, maxFullHistoryPage)
         guard (1...maxFullHistoryPage).contains(limit) else {
             throw APIError.badRequest("limit must be an integer from 1 to \(maxFullHistoryPage) with full=1")
         }
-        if let before, before <= 0 { throw APIError.badRequest("before must be a positive epoch-milliseconds integer") }
-        return try await stores.history.getFullSessions(userId: userId, limit: limit, before: before)
+        try Self.checkCursor(before: before, beforeId: beforeId)
+        return try await stores.history.getFullSessions(userId: userId, limit: limit, before: before, beforeId: beforeId)
     }
 
     /// Saves a session the user's app recorded on its own (premium only), idempotent by

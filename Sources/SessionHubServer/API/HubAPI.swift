@@ -58,11 +58,12 @@ struct HubAPI: Sendable {
         if parts == ["api", "history"] {
             switch method {
             case .GET:
+                let (limit, before, beforeId) = (try limit(request), try before(request), request.query("beforeId"))
                 if try full(request) {
-                    return try json(.ok, try await account.fullHistory(userId: claims.sub, limit: try limit(request),
-                                                                       before: try before(request)))
+                    return try json(.ok, try await account.fullHistory(userId: claims.sub, limit: limit, before: before,
+                                                                       beforeId: beforeId))
                 }
-                return try json(.ok, try await account.history(userId: claims.sub, limit: try limit(request), before: try before(request)))
+                return try json(.ok, try await account.history(userId: claims.sub, limit: limit, before: before, beforeId: beforeId))
             case .POST:
                 let posted: HistorySession = try decode(request)
                 let (created, session) = try await account.saveHistorySession(posted, userId: claims.sub)
