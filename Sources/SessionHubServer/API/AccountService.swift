@@ -7,10 +7,10 @@ import HubStorage
 struct AccountService: Sendable {
     let stores: HubStores
     let clock: any HubClock
-    /// What a session the app posts must pass.
-    var postedSessions = PostedSessionRules(HubConfiguration())
+    /// What a session the app posts must pass (the live session's limits).
+    let postedSessions: PostedSessionRules
     /// The largest page of whole sessions (`http.maxFullHistoryPage`).
-    var maxFullHistoryPage = HubServerConfiguration.defaultMaxFullHistoryPage
+    let maxFullHistoryPage: Int
 
     /// The stored profile, or the default one of a user who never saved theirs.
     func profile(userId: String, displayName: String) async throws -> UserProfile {

@@ -13,12 +13,13 @@ struct HubAPI: Sendable {
     let stores: HubStores
     /// Largest request body accepted by the API, bytes (`http.maxApiBodySize`; the HTTP layer
     /// refuses larger ones before reading them).
-    var maxBodyBytes = 64 * 1024
-    /// What a posted session must pass, and the largest page of whole sessions.
-    var postedSessions = PostedSessionRules(HubConfiguration())
-    var maxFullHistoryPage = HubServerConfiguration.defaultMaxFullHistoryPage
+    let maxBodyBytes: Int
+    /// What a posted session must pass (the live session's limits).
+    let postedSessions: PostedSessionRules
+    /// The largest page of whole sessions (`http.maxFullHistoryPage`).
+    let maxFullHistoryPage: Int
     /// Where `historyUpdated` goes when the app saved a new session (the user's other devices).
-    var channels: UserChannels?
+    let channels: UserChannels?
 
     private var account: AccountService {
         AccountService(stores: stores, clock: clock, postedSessions: postedSessions, maxFullHistoryPage: maxFullHistoryPage)

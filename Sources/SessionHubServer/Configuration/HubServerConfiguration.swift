@@ -70,9 +70,7 @@ public struct HubServerConfiguration: Sendable {
     public var maxAPIBodySize = 64 * 1024
     /// Largest page of whole sessions (transcripts included) that `GET /api/history?full=1`
     /// answers; a larger `limit` is refused (400). Default 20 (the summaries' largest page is 100).
-    public var maxFullHistoryPage = HubServerConfiguration.defaultMaxFullHistoryPage
-    /// The default of ``maxFullHistoryPage``.
-    static let defaultMaxFullHistoryPage = 20
+    public var maxFullHistoryPage = 20
 
     /// Creates a configuration with the documented defaults.
     public init(
