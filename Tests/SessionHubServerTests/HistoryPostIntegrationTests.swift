@@ -102,6 +102,23 @@ struct HistoryPostIntegrationTests {
         }
     }
 
+    /// docs/API.md's `?full=1` example: its session, posted, is answered and listed exactly so.
+    @Test func theDocumentedWholeSessionExampleIsWhatTheHubAnswers() async throws {
+        let blocks = try MarkdownDocument.jsonBlocks(in: MarkdownDocument.load("docs/API.md").text)
+        let example = try #require(blocks.first { $0.contains("\"dialogLines\"") && $0.contains("\"total\"") })
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(example.utf8)) as? [String: Any])
+        let session = try #require((page["sessions"] as? [[String: Any]])?.first)
+        try await Self.withHub { port in
+            try await setPremium(port, "ana")
+            let token = HubTestServer.token("ana")
+            let posted = try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: session)
+            #expect(posted.status == 201)
+            let listed = try await HTTPTestClient.request("GET", port: port, "/api/history?full=1&limit=2", token: token)
+            let answer = try #require(listed.json)
+            #expect(NSDictionary(dictionary: answer).isEqual(to: page), "\(String(decoding: listed.body, as: UTF8.self))")
+        }
+    }
+
     @Test func aFreeUserIsAnsweredFeatureLockedAndNothingIsStored() async throws {
         try await Self.withHub { port in
             let token = HubTestServer.token("fred")
