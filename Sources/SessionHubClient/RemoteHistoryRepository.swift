@@ -18,9 +18,10 @@ import HubDomain
 ///
 /// It talks to the account API (docs/API.md) through a ``HubHTTPClient``: `POST /api/history`,
 /// `GET /api/history?full=1` (whole sessions, page after page), `DELETE /api/history[/{id}]`.
-/// The list is fetched again after each save and when the hub says the user's history changed
-/// (`historyUpdated`, forwarded by the ``SessionHubClient`` that made the repository, and after
-/// it reconnects); deletes and clears update it in place. History is a premium feature: for a
+/// The list is fetched again after each save and after the ``SessionHubClient`` that made the
+/// repository reconnects; when that client receives `historyUpdated` (a session entered the
+/// user's history), the one session is fetched and put in its place; deletes and clears update
+/// it in place. History is a premium feature: for a
 /// free user the reads throw ``SessionHubClientError/refused(code:message:retryAfter:)`` with
 /// `feature_locked`, and the saves answer ``HistorySaveError/featureLocked``.
 public actor RemoteHistoryRepository {
@@ -143,11 +144,30 @@ public actor RemoteHistoryRepository {
         _ = try? await getSessions()
     }
 
-    /// Fetches again only when someone watches or fetched before (after `historyUpdated` or a
-    /// reconnect).
+    /// Fetches again only when someone watches or fetched before (after a reconnect).
     func refreshIfObserved() async {
         guard current != nil || !observers.isEmpty else { return }
         await refresh()
+    }
+
+    /// The hub said `sessionId` entered the user's history (`historyUpdated`): with a list at
+    /// hand, that one session is fetched and put in its place (one request, not the whole
+    /// history); without one, or without an id, the list is fetched again. Only when someone
+    /// watches or fetched before.
+    func sessionUpdated(_ sessionId: String?) async {
+        guard current != nil || !observers.isEmpty else { return }
+        guard current != nil, let sessionId, let escaped = sessionId.addingPercentEncoding(withAllowedCharacters: Self.unreserved)
+        else { return await refresh() }
+        guard let response = try? await http.get("/api/history/\(escaped)"), response.status == 200,
+              let session = try? JSONDecoder().decode(HistorySession.self, from: response.body), let list = current else {
+            return await refresh()
+        }
+        // Most recent first: by timestamp, then sessionId, both descending (the hub's order).
+        var merged = list.filter { $0.sessionId != session.sessionId }
+        let place = merged.firstIndex { ($0.timestamp, $0.sessionId) < (session.timestamp, session.sessionId) } ?? merged.count
+        merged.insert(session, at: place)
+        version += 1
+        publish(merged, asOf: version)
     }
 
     private func observe(_ continuation: AsyncStream<[HistorySession]>.Continuation) async {

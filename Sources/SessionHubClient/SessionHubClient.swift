@@ -312,10 +312,10 @@ public actor SessionHubClient {
     // MARK: Requests
 
     /// The user's history on this hub (one repository per client): the SDK's history
-    /// repository contract over the account API. Its ``RemoteHistoryRepository/sessions`` are
-    /// fetched again whenever the hub pushes `historyUpdated` on this connection (a session of
-    /// this user, played here or saved by another of their devices, entered their history) and
-    /// after a reconnect.
+    /// repository contract over the account API. Its ``RemoteHistoryRepository/sessions`` follow
+    /// the hub's `historyUpdated` pushes on this connection (a session of this user, played here
+    /// or saved by another of their devices, entered their history: that session is fetched and
+    /// put in its place) and are fetched again after a reconnect.
     public func historyRepository() -> RemoteHistoryRepository {
         if let history { return history }
         let made = RemoteHistoryRepository(http: http)
@@ -555,7 +555,14 @@ public actor SessionHubClient {
             isInSession = false
             forget()
         case .other(type: "historyUpdated"):
-            if let history { Task { await history.refreshIfObserved() } }
+            if let history {
+                struct Push: Decodable {
+                    struct Summary: Decodable { let sessionId: String }
+                    let session: Summary?
+                }
+                let sessionId = (try? JSONDecoder().decode(Push.self, from: data))?.session?.sessionId
+                Task { await history.sessionUpdated(sessionId) }
+            }
         default:
             if session?.apply(message) == .applied {
                 appliedSinceSave += 1

@@ -128,23 +128,33 @@ struct RemoteHistoryRepositoryIntegrationTests {
         await #expect(throws: SessionHubClientError.self) { try await history.getSessions() }
     }
 
-    @Test("A session played on the hub appears on the stream when it ends (historyUpdated)")
+    @Test("A session played on the hub, or saved by another device, appears in its place on the stream (historyUpdated)")
     func playedSessionArrives() async throws {
         try await Self.withHub { port in
             try await Self.setPremium(port, "pia")
             let client = try Self.client(port, "pia")
             try await client.connect()
             let history = await client.historyRepository()
+            let earlier = Self.session("app-earlier", at: Self.now - 3_600_000)
+            #expect(await history.saveSession(earlier) == .success(earlier))
             let updates = history.sessions
-            #expect(try await Self.next(updates) { $0.isEmpty } == [])
+            #expect(try await Self.next(updates) { _ in true } == [earlier])
 
             let session = try await client.startSolo(scenarioId: "ordering-coffee")
             _ = try await client.say("Un café, por favor", translation: "A coffee, please")
             _ = try await client.end()
-            let list = try await Self.next(updates) { !$0.isEmpty }
-            #expect(list.map(\.sessionId) == [session.sessionId])
+            let list = try await Self.next(updates) { $0.count == 2 }
+            #expect(list.map(\.sessionId) == [session.sessionId, "app-earlier"])
             #expect(list.first?.dialogLines.map(\.textNative) == ["Un café, por favor"])
             #expect(list.first?.stats != nil)
+            #expect(try await history.getSessions() == list)
+
+            // Another device of the same user saves a session: pushed here, put in its place.
+            let phone = RemoteHistoryRepository(http: try Self.client(port, "pia").http)
+            let between = Self.session("app-between", at: Self.now - 60_000)
+            #expect(await phone.saveSession(between) == .success(between))
+            let merged = try await Self.next(updates) { $0.count == 3 }
+            #expect(merged.map(\.sessionId) == [session.sessionId, "app-between", "app-earlier"])
             await client.close()
         }
     }
