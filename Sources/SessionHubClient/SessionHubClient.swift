@@ -83,6 +83,11 @@ public actor SessionHubClient {
     /// The connection dropped while the client was in a session, and it is coming back to it.
     private var awaitingResume = false
     private var welcomeWaiter: CheckedContinuation<ServerMessage.Welcome, any Error>?
+    /// The repository ``historyRepository()`` made, told about `historyUpdated`.
+    private var history: RemoteHistoryRepository?
+
+    /// The hub's account API (docs/API.md) with this client's host, TLS settings and tokens.
+    public nonisolated let http: HubHTTPClient
 
     /// A client for the hub at `url` (`wss://host/ws`, or `ws://` on a trusted network).
     /// - Parameters:
@@ -110,6 +115,7 @@ public actor SessionHubClient {
         self.reconnect = reconnect
         self.store = store
         self.idPrefix = String(UInt32.random(in: .min ... .max), radix: 36) + "-"
+        self.http = try HubHTTPClient(url: homeURL, tls: tls, timeout: requestTimeout, token: token)
         (events, eventSink) = AsyncStream.makeStream(of: ServerMessage.self)
         (states, stateSink) = AsyncStream.makeStream(of: ConnectionState.self)
     }
@@ -321,6 +327,18 @@ public actor SessionHubClient {
     }
 
     // MARK: Requests
+
+    /// The user's history on this hub (one repository per client): the SDK's history
+    /// repository contract over the account API. Its ``RemoteHistoryRepository/sessions`` follow
+    /// the hub's `historyUpdated` pushes on this connection (a session of this user, played here
+    /// or saved by another of their devices, entered their history: that session is fetched and
+    /// put in its place) and are fetched again after a reconnect.
+    public func historyRepository() -> RemoteHistoryRepository {
+        if let history { return history }
+        let made = RemoteHistoryRepository(http: http)
+        history = made
+        return made
+    }
 
     /// The hub's scenarios, sorted by title.
     public func scenarios() async throws -> [Scenario] {
@@ -551,6 +569,15 @@ public actor SessionHubClient {
         case .left:
             isInSession = false
             forget()
+        case .other(type: "historyUpdated"):
+            if let history {
+                struct Push: Decodable {
+                    struct Summary: Decodable { let sessionId: String }
+                    let session: Summary?
+                }
+                let sessionId = (try? JSONDecoder().decode(Push.self, from: data))?.session?.sessionId
+                Task { await history.sessionUpdated(sessionId) }
+            }
         default:
             if session?.apply(message) == .applied {
                 appliedSinceSave += 1
@@ -646,6 +673,10 @@ public actor SessionHubClient {
     }
 
     private func move(to state: ConnectionState) {
+        // Pushes sent while the connection was down are lost: a watched history is fetched again.
+        if case .connected = state, case .reconnecting = self.state, let history {
+            Task { await history.refreshIfObserved() }
+        }
         self.state = state
         stateSink.yield(state)
     }

@@ -96,7 +96,10 @@ public final class HubServer: Sendable {
             limits: configuration.connectionLimits,
             decoder: ClientMessageDecoder(),
             logger: logger,
-            account: AccountRequests(service: stores.map { AccountService(stores: $0, clock: clock) }),
+            account: AccountRequests(service: stores.map {
+                AccountService(stores: $0, clock: clock, postedSessions: PostedSessionRules(configuration.hub),
+                               maxFullHistoryPage: configuration.maxFullHistoryPage)
+            }),
             channels: channels,
             metrics: metrics)
         self.expiries = runtime.expiries
@@ -111,7 +114,9 @@ public final class HubServer: Sendable {
             configuration: wsConfiguration,
             router: HubWebSocketRouter(configuration: configuration, rooms: RoomRelay(), runtime: runtime, dashboard: dashboard),
             responder: HubHTTPResponder(api: stores.map {
-                HubAPI(tokens: tokens, clock: clock, stores: $0)
+                HubAPI(tokens: tokens, clock: clock, stores: $0, maxBodyBytes: configuration.maxAPIBodySize,
+                       postedSessions: PostedSessionRules(configuration.hub),
+                       maxFullHistoryPage: configuration.maxFullHistoryPage, channels: channels)
             }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets,
             joinCodes: JoinCodeLookup(hub: hub, tokens: tokens, clock: clock),
             maxAPIBodySize: configuration.maxAPIBodySize),

@@ -24,7 +24,7 @@ struct SQLiteMigrationTests {
         }
         #expect(versions.0 == SQLiteSchema.migrations.map(\.version))
         #expect(versions.1 == [])
-        #expect(try await reopened.getSession(userId: "ana", sessionId: "s1")?.stats.xpEarned == 42)
+        #expect(try await reopened.getSession(userId: "ana", sessionId: "s1")?.stats?.xpEarned == 42)
         #expect(try await reopened.getSessions(userId: "ana", limit: 5, before: nil).total == 1)
         #expect(try await reopened.progress(userId: "ana").first?.totalXP == 42)
         #expect(await reopened.knownWords(userId: "ana", language: "es") == ["hola"])

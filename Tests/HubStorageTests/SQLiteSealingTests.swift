@@ -65,7 +65,7 @@ struct SQLiteSealingTests {
         #expect(await store.retrySealed() == 1)
         let saved = try #require(try await store.getSession(userId: "ana", sessionId: "s1"))
         #expect(saved.timestamp == Day.tue24)
-        #expect(saved.stats.xpEarned == 12)
+        #expect(saved.stats?.xpEarned == 12)
     }
 
     @Test("Concurrent retries write each sealed session once")

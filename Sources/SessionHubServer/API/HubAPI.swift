@@ -11,10 +11,19 @@ struct HubAPI: Sendable {
     let tokens: TokenAuthority
     let clock: any HubClock
     let stores: HubStores
-    /// Largest request body accepted by the API, bytes.
-    let maxBodyBytes = 64 * 1024
+    /// Largest request body accepted by the API, bytes (`http.maxApiBodySize`; the HTTP layer
+    /// refuses larger ones before reading them).
+    let maxBodyBytes: Int
+    /// What a posted session must pass (the live session's limits).
+    let postedSessions: PostedSessionRules
+    /// The largest page of whole sessions (`http.maxFullHistoryPage`).
+    let maxFullHistoryPage: Int
+    /// Where `historyUpdated` goes when the app saved a new session (the user's other devices).
+    let channels: UserChannels?
 
-    private var account: AccountService { AccountService(stores: stores, clock: clock) }
+    private var account: AccountService {
+        AccountService(stores: stores, clock: clock, postedSessions: postedSessions, maxFullHistoryPage: maxFullHistoryPage)
+    }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         do {
@@ -50,7 +59,19 @@ struct HubAPI: Sendable {
         if parts == ["api", "history"] {
             switch method {
             case .GET:
-                return try json(.ok, try await account.history(userId: claims.sub, limit: try limit(request), before: try before(request)))
+                let (limit, before, beforeId) = (try limit(request), try before(request), request.query("beforeId"))
+                if try full(request) {
+                    return try json(.ok, try await account.fullHistory(userId: claims.sub, limit: limit, before: before,
+                                                                       beforeId: beforeId))
+                }
+                return try json(.ok, try await account.history(userId: claims.sub, limit: limit, before: before, beforeId: beforeId))
+            case .POST:
+                let posted: HistorySession = try decode(request)
+                let (created, session) = try await account.saveHistorySession(posted, userId: claims.sub)
+                if created, let channels, let push = AccountRequests.historyUpdated(session.summary) {
+                    channels.send(push, to: claims.sub)
+                }
+                return try json(created ? .created : .ok, session)
             case .DELETE:
                 struct Body: Encodable { let deleted: Int }
                 return try json(.ok, Body(deleted: try await account.clearHistory(userId: claims.sub)))
@@ -84,6 +105,15 @@ struct HubAPI: Sendable {
         guard let text = request.query("limit") else { return nil }
         guard let value = Int(text) else { throw .badRequest("limit must be an integer from 1 to 100") }
         return value
+    }
+
+    /// `full=1` (or `true`): whole sessions instead of summaries; `0`, `false` or absent: summaries.
+    private func full(_ request: HTTPRequest) throws(APIError) -> Bool {
+        switch request.query("full") {
+        case nil, "0", "false": return false
+        case "1", "true": return true
+        default: throw .badRequest("full must be 1 or 0")
+        }
     }
 
     private func before(_ request: HTTPRequest) throws(APIError) -> Int64? {

@@ -65,7 +65,8 @@ struct ProfileUpdate: Decodable {
         return updated
     }
 
-    private static func isLanguageCode(_ code: String) -> Bool {
+    /// Two lowercase ASCII letters (ISO 639-1).
+    static func isLanguageCode(_ code: String) -> Bool {
         code.utf8.count == 2 && code.utf8.allSatisfy { $0 >= 97 && $0 <= 122 }
     }
 }

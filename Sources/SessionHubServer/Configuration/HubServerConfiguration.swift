@@ -68,6 +68,9 @@ public struct HubServerConfiguration: Sendable {
     /// from `Content-Length` before any of it is read. Default 64 KiB (the largest real body, a
     /// profile update, is under 4 KiB). Other routes keep the server's 1 MiB.
     public var maxAPIBodySize = 64 * 1024
+    /// Largest page of whole sessions (transcripts included) that `GET /api/history?full=1`
+    /// answers; a larger `limit` is refused (400). Default 20 (the summaries' largest page is 100).
+    public var maxFullHistoryPage = 20
 
     /// Creates a configuration with the documented defaults.
     public init(

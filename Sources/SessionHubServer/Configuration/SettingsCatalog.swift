@@ -64,6 +64,9 @@ public enum SettingsCatalog {
         Setting("http.maxApiBodySize", \.maxAPIBodySize, .integer, unit: "bytes", range: 1024...Double(1 << 30),
                 summary: "Request body of the JSON API (`/api/…`, `/admin/…`).",
                 onBreach: "413, from `Content-Length` before reading (chunked: while streaming)"),
+        Setting("http.maxFullHistoryPage", \.maxFullHistoryPage, .integer, unit: "sessions", range: 1...100,
+                summary: "Whole sessions (transcripts included) per page of `GET /api/history?full=1`.",
+                onBreach: "400 `bad_request` (`limit` above it)"),
     ]
 
     static let webSocket: [Setting] = [

@@ -12,7 +12,8 @@ enum HTTPTestClient {
         var json: [String: Any]? { try? JSONSerialization.jsonObject(with: body) as? [String: Any] }
     }
 
-    static func request(_ method: String, port: Int, _ path: String, token: String? = nil, body: [String: Any]? = nil) async throws -> Reply {
+    static func request(_ method: String, port: Int, _ path: String, token: String? = nil, body: [String: Any]? = nil,
+                        raw: Data? = nil) async throws -> Reply {
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -20,6 +21,8 @@ enum HTTPTestClient {
         if let body {
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        } else if let raw {
+            request.httpBody = raw
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
