@@ -58,7 +58,7 @@ extension PostgresStore: HistoryWriter {
                 profile = UserProfile.initial(id: participant.userId, displayName: participant.displayName, now: session.endedAt)
                 try await Self.writeProfile(db, profile, logger: logger)
             }
-            let language = profile.currentTargetLanguage ?? session.targetLanguage
+            let language = profile.progressLanguage(scenarioLanguage: session.targetLanguage)
             let ledger = try await db.query("""
                 INSERT INTO progress_sessions (user_id, session_id) VALUES (\(participant.userId), \(session.sessionId))
                 ON CONFLICT DO NOTHING RETURNING 1

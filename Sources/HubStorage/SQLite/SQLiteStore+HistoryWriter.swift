@@ -95,7 +95,7 @@ extension SQLiteStore: HistoryWriter {
                                               now: session.endedAt)
                 try Self.writeProfile(db, profile)
             }
-            let language = profile.currentTargetLanguage ?? session.targetLanguage
+            let language = profile.progressLanguage(scenarioLanguage: session.targetLanguage)
             let firstTime = try db.run("INSERT OR IGNORE INTO progress_sessions (user_id, session_id) VALUES (?, ?)",
                                        [.text(participant.userId), .text(session.sessionId)]) == 1
             if firstTime {
