@@ -163,9 +163,16 @@ struct SeedModelsIntegrationTests {
             #expect(try decoder.decode(SeedUserProfile.self, from: fresh.body).currentTargetLanguage == "en")
 
             // The client library's own types decode the same bodies.
-            let clientModels = try ClientModels.decode(progress: benProgress.body, profile: profile.body)
-            #expect(clientModels.wordsDueForReview == 1)
-            #expect(clientModels.interests == ["TRAVEL", "FOOD"])
+            let decoded = try ClientModels.decode(progress: benProgress.body, profile: profile.body)
+            #expect(decoded.wordsDueForReview == 1)
+            #expect(decoded.interests == ["TRAVEL", "FOOD"])
+            // … and the client's own calls fetch them over HTTP.
+            let fetched = try await ClientModels.fetch(port: port, token: benToken)
+            #expect(fetched == ClientModels.Figures(language: "fr", wordsDueForReview: 1,
+                                                    totalWordsLearned: benEntry.totalWordsLearned, todayMinutes: 2,
+                                                    estimatedCEFR: "A1", interests: [], currentTargetLanguage: "en"))
+            #expect(try await ClientModels.fetch(port: port, token: anaToken).interests == ["TRAVEL", "FOOD"])
+            #expect(await ClientModels.profileRefusal(port: port, token: "not-a-token") == "token_malformed")
         } catch {
             await server.shutdown()
             throw error
