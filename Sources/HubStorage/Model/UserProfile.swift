@@ -1,3 +1,5 @@
+import HubDomain
+
 /// A learner's profile, field for field the SDK's `UserProfile` (JSON names and enum values match).
 public struct UserProfile: Codable, Sendable, Equatable {
     public var id: String
@@ -103,14 +105,4 @@ public struct TargetLanguage: Codable, Sendable, Equatable {
         self.proficiencyLevel = proficiencyLevel
         self.startedAt = startedAt
     }
-}
-
-/// The SDK's `VoiceSpeed`.
-public enum VoiceSpeed: String, Codable, Sendable, CaseIterable {
-    case slow = "SLOW", normal = "NORMAL", fast = "FAST"
-}
-
-/// The SDK's `ShowTranslations`.
-public enum ShowTranslations: String, Codable, Sendable, CaseIterable {
-    case always = "ALWAYS", onTap = "ON_TAP", never = "NEVER"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HubDomain
 
 extension SQLiteStore: ProfileRepository {
     public func profile(userId: String) async throws -> UserProfile? {

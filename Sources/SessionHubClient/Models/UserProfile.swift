@@ -1,3 +1,5 @@
+import HubDomain
+
 /// A learner's profile as `GET /api/profile` (and the WebSocket `profile` reply) sends it: the
 /// SDK's `UserProfile`, field for field.
 public struct UserProfile: Codable, Sendable, Equatable {
