@@ -17,7 +17,7 @@ enum PostgresSchema {
         }
     }
 
-    static let migrations: [Migration] = [v1]
+    static let migrations: [Migration] = [v1, v2]
 
     /// Version 1: profiles, premium audit, history, progress, learner records; the cluster's
     /// nodes, sessions (owner node and epoch, for fencing), journal and seats.
@@ -129,5 +129,23 @@ enum PostgresSchema {
             session_id text NOT NULL
         );
         CREATE INDEX seats_by_session ON seats (session_id);
+        """)
+
+    /// Version 2: the seed's `UserProgress` — seconds played on the last session day (for
+    /// `todayMinutes`) and every learner's SM-2 state per word and language (SQLite's v4).
+    static let v2 = Migration(version: 2, name: "today minutes and word reviews", sql: """
+        ALTER TABLE progress ADD COLUMN today_day bigint;
+        ALTER TABLE progress ADD COLUMN today_seconds bigint NOT NULL DEFAULT 0;
+        CREATE TABLE word_reviews (
+            user_id          text NOT NULL,
+            language         text NOT NULL,
+            word             text NOT NULL,
+            ease_factor      double precision NOT NULL,
+            interval_days    integer NOT NULL,
+            repetitions      integer NOT NULL,
+            next_review_at   bigint NOT NULL,
+            last_reviewed_at bigint NOT NULL,
+            PRIMARY KEY (user_id, language, word)
+        );
         """)
 }

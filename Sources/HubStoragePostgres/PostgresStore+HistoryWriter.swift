@@ -8,7 +8,7 @@ extension PostgresStore: HistoryWriter {
     /// owns the session. When the transaction fails (or another node owns the session now),
     /// everyone is answered `.error(.networkError)` and nothing is kept; a failure (not a lost
     /// ownership) is retried by ``retrySealed()``.
-    public func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+    public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         do {
             return try await pool.transaction { db in try await self.apply(session, db) }
         } catch {
@@ -20,7 +20,7 @@ extension PostgresStore: HistoryWriter {
                 ])
                 keepUnsealed(session)
             }
-            var results: [String: HistorySaveResult] = [:]
+            var results: [String: HistoryWriteResult] = [:]
             for participant in session.participants { results[participant.userId] = .error(.networkError) }
             return results
         }
@@ -43,13 +43,13 @@ extension PostgresStore: HistoryWriter {
     }
 
     /// The whole write of one ended session, inside the caller's transaction.
-    func apply(_ session: EndedSession, _ db: PostgresConnection) async throws -> [String: HistorySaveResult] {
+    func apply(_ session: EndedSession, _ db: PostgresConnection) async throws -> [String: HistoryWriteResult] {
         let owners = try await db.query("SELECT owner_node FROM sessions WHERE session_id = \(session.sessionId) FOR UPDATE",
                                         logger: logger)
         for try await owner in owners.decode(String?.self) where owner != nodeId {
             throw JournalFailure.fenced(sessionId: session.sessionId)
         }
-        var results: [String: HistorySaveResult] = [:]
+        var results: [String: HistoryWriteResult] = [:]
         for participant in session.participants {
             let profile: UserProfile
             if let stored = try await Self.loadProfile(db, userId: participant.userId, logger: logger, lock: true) {
@@ -58,7 +58,7 @@ extension PostgresStore: HistoryWriter {
                 profile = UserProfile.initial(id: participant.userId, displayName: participant.displayName, now: session.endedAt)
                 try await Self.writeProfile(db, profile, logger: logger)
             }
-            let language = profile.currentTargetLanguage ?? session.targetLanguage
+            let language = profile.progressLanguage(scenarioLanguage: session.targetLanguage)
             let ledger = try await db.query("""
                 INSERT INTO progress_sessions (user_id, session_id) VALUES (\(participant.userId), \(session.sessionId))
                 ON CONFLICT DO NOTHING RETURNING 1

@@ -63,7 +63,7 @@ extension PostgresStore: ProfileRepository {
             guard let voiceSpeed = VoiceSpeed(rawValue: speed), let showTranslations = ShowTranslations(rawValue: translations) else {
                 throw StorageError("users: bad voice_speed or show_translations for a stored profile")
             }
-            return UserProfile(
+            return UserProfile.stored(
                 id: id, displayName: name, nativeLanguage: native,
                 targetLanguages: try decode([TargetLanguage].self, json: targets), currentTargetLanguage: current,
                 interests: try decode([String].self, json: interests), learningGoals: try decode([String].self, json: goals),

@@ -118,6 +118,20 @@ public struct HubHTTPClient: Sendable {
         try await send(.GET, path, body: nil)
     }
 
+    /// The JSON body of `GET path` decoded as `T`.
+    /// - Throws: the answer's ``Response/refusal`` when it is not 2xx;
+    ///   ``SessionHubClientError/transport(_:)`` when the body is not a `T`, or for what
+    ///   ``get(_:)`` throws.
+    public func get<T: Decodable>(_ path: String, as _: T.Type) async throws -> T {
+        let response = try await get(path)
+        guard response.isSuccess else { throw response.refusal }
+        do {
+            return try JSONDecoder().decode(T.self, from: response.body)
+        } catch {
+            throw SessionHubClientError.transport("GET \(path): the hub's answer was not understood (\(error))")
+        }
+    }
+
     /// `POST path` with a JSON body.
     public func post(_ path: String, json body: Data) async throws -> Response {
         try await send(.POST, path, body: body)

@@ -25,10 +25,6 @@ import HubDomain
 /// free user the reads throw ``SessionHubClientError/refused(code:message:retryAfter:)`` with
 /// `feature_locked`, and the saves answer ``HistorySaveError/featureLocked``.
 public actor RemoteHistoryRepository {
-    /// ``HistorySaveResult`` under a name that stays unambiguous in a file that also imports
-    /// `HubDomain` (whose `HistorySaveResult` is the hub's own, session-less write result).
-    public typealias SaveResult = HistorySaveResult
-
     private let http: HubHTTPClient
     /// Whole sessions asked for per request (the hub's `http.maxFullHistoryPage` is 20 by default).
     public let pageSize: Int

@@ -58,12 +58,12 @@ public actor SessionHubClient {
     public private(set) var resumeToken: String?
 
     /// The URL the app gave (a cluster's front): every reconnect starts here.
-    private let homeURL: WebSocketURL
+    let homeURL: WebSocketURL
     /// Where the current connection goes (after a redirect: the owner node).
     private var url: WebSocketURL
-    private let tls: TLSConfiguration
-    private let token: TokenProvider
-    private let requestTimeout: Duration
+    let tls: TLSConfiguration
+    let token: TokenProvider
+    let requestTimeout: Duration
     private let reconnect: ReconnectPolicy?
     /// ``close()`` was called: no reconnecting.
     private var closing = false

@@ -12,7 +12,7 @@ struct ProfileStoreTests {
             let profile = UserProfile(id: "ana", displayName: "Ana Ñúñez", nativeLanguage: "pt",
                                       targetLanguages: [TargetLanguage(code: "es", proficiencyLevel: "B1", startedAt: 5),
                                                         TargetLanguage(code: "ja", proficiencyLevel: "A1", startedAt: 9)],
-                                      currentTargetLanguage: "ja", interests: ["food", "travel"], learningGoals: ["work"],
+                                      currentTargetLanguage: "ja", interests: [.food, .travel], learningGoals: [.career],
                                       dailyGoalMinutes: 25, voiceSpeed: .slow, showTranslations: .onTap, isPremium: false,
                                       onboardingCompleted: true, createdAt: 1_000, lastActiveAt: 2_000)
             #expect(try await store.saveProfile(profile) == profile)

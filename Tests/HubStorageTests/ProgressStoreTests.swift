@@ -10,7 +10,7 @@ struct ProgressStoreTests {
         try await backend.with { (store: any TestStore) async throws in
             let collaboration = CollaborationStats(successfulRepairs: 2, helpGiven: 1, teamWins: 1)
             func play(_ id: String, at time: Int64, xp: Int, seconds: Int = 300, multiplayer: Bool = false) async throws
-                -> LanguageProgress {
+                -> UserProgress {
                 let results = await store.save(Fixture.session(id, endedAt: time, durationSeconds: seconds,
                                                                multiplayer: multiplayer, users: [("ana", xp)],
                                                                collaboration: multiplayer ? collaboration : CollaborationStats()))
@@ -21,7 +21,7 @@ struct ProgressStoreTests {
             var p = try await play("s1", at: Day.mon16 + 10 * Day.hour, xp: 100, seconds: 330)
             #expect(p.totalXP == 100)
             #expect(p.weeklyXP == 100)
-            #expect(p.level == 2)
+            #expect(p.currentLevel == 2)
             #expect(p.currentStreak == 1)
             #expect(p.longestStreak == 1)
             #expect(p.lastActivityDate == "2026-11-16")
@@ -54,7 +54,7 @@ struct ProgressStoreTests {
             p = try await play("s5", at: Day.tue24 + 12 * Day.hour, xp: 40)
             #expect(p.weeklyXP == 50)
             #expect(p.totalXP == 400)
-            #expect(p.level == 3)
+            #expect(p.currentLevel == 3)
             #expect(p.currentStreak == 3)
             #expect(p.longestStreak == 3)
 

@@ -50,6 +50,45 @@ struct SQLiteMigrationTests {
         #expect(throws: StorageError.self) { try SQLiteDatabase(path: dir.file()) }
     }
 
+    @Test("v4 on a v3 file: stored progress and free-text profiles read as the seed models, and vocabulary starts")
+    func v3FileMigratesToSeedModels() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let old = try SQLiteDatabase(path: dir.file(), migrations: [SQLiteSchema.v1, SQLiteSchema.v2, SQLiteSchema.v3])
+        try old.withConnection { db in
+            try db.execute("""
+                INSERT INTO users (id, display_name, native_language, target_languages, current_target_language, interests,
+                                   learning_goals, daily_goal_minutes, voice_speed, show_translations, is_premium,
+                                   onboarding_completed, created_at, last_active_at)
+                VALUES ('ana', 'Ana', 'en', '[]', NULL, '["travel","cooking"]', '["order in a café"]', 20, 'NORMAL',
+                        'ALWAYS', 0, 1, 1, 2);
+                INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak, longest_streak,
+                                      last_activity_date, total_sessions, solo_sessions, multiplayer_sessions,
+                                      total_minutes_played, successful_repairs, help_given, team_wins)
+                VALUES ('ana', 'es', 420, 0, NULL, 3, 0, 4, '2026-11-01', 9, 9, 0, 45, 0, 0, 0);
+                """)
+        }
+        old.close()
+        let store = try SQLiteStore(path: dir.file())
+        defer { store.close() }
+        let profile = try #require(try await store.profile(userId: "ana"))
+        #expect(profile.interests == [.travel])
+        #expect(profile.learningGoals.isEmpty)
+        #expect(profile.currentTargetLanguage == "en")
+        let progress = try #require(try await store.progress(userId: "ana", now: Day.mon16).first)
+        #expect(progress.currentLevel == 3)
+        #expect(progress.totalMinutesPlayed == 45)
+        #expect(progress.todayMinutes == 0)
+        #expect(progress.dailyGoalMinutes == 20)
+        #expect(progress.totalWordsLearned == 0 && progress.wordsDueForReview == 0)
+        #expect(progress.estimatedCEFR == .a1 && progress.cefrProgressPercent == 0)
+        _ = await store.save(Fixture.session("s1", endedAt: Day.mon16, users: [("ana", 10)]))
+        let after = try #require(try await store.progress(userId: "ana", now: Day.mon16).first)
+        #expect(after.totalXP == 430)
+        #expect(after.todayMinutes == 5)
+        #expect(after.totalWordsLearned > 0)
+    }
+
     @Test("A failing migration leaves the previous version and nothing of itself")
     func failingMigrationRollsBack() throws {
         let dir = try TemporaryDirectory()

@@ -2,6 +2,7 @@ import Foundation
 import HubDomain
 @testable import HubStorage
 @testable import HubStoragePostgres
+import PostgresNIO
 import Testing
 
 /// What the store tests run against: the embedded SQLite store, and the PostgreSQL store (when
@@ -39,6 +40,8 @@ protocol TestStore: ProfileRepository, HistoryRepository, ProgressRepository, Hi
     func count(_ table: String) async throws -> Int
     /// Learner-record reads and writes that failed.
     var learnerRecordFailures: Int { get }
+    /// Runs one SQL statement (to plant rows an older version could have written).
+    func execute(_ sql: String) async throws
 }
 
 extension TestStore {
@@ -48,9 +51,17 @@ extension TestStore {
     }
 }
 
-extension SQLiteStore: TestStore {}
+extension SQLiteStore: TestStore {
+    func execute(_ sql: String) async throws {
+        try database.withConnection { try $0.execute(sql) }
+    }
+}
 
 extension PostgresStore: TestStore {
+    func execute(_ sql: String) async throws {
+        try await pool.client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
     func count(_ table: String) async throws -> Int {
         var total = 0
         for try await count in try await pool.client.query("SELECT count(*) FROM \(unescaped: table)", logger: logger)

@@ -382,7 +382,7 @@ private final class GatedHistory: HistoryWriter {
 
     private let state = Mutex(State())
 
-    func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+    func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
             let (arrival, go) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
                 state.arrived = true

@@ -159,7 +159,7 @@ struct HistoryPostIntegrationTests {
             let (_, _, idMessage) = try await post(with("sessionId", "a/b"))
             #expect(idMessage?.hasPrefix("sessionId") == true)
             #expect(try await post(with("sessionId", "")).1 == "bad_request")
-            #expect(try await post(with("targetLanguage", "Spanish")).2 == "targetLanguage must be a two-letter ISO 639-1 code")
+            #expect(try await post(with("targetLanguage", "Spanish language")).2?.hasPrefix("targetLanguage must be a BCP 47 language tag") == true)
             #expect(try await post(with("timestamp", 0)).1 == "bad_request")
             #expect(try await post(with("timestamp", Self.now + 2 * 86_400_000)).1 == "bad_request")
             #expect(try await post(with("durationSeconds", -1)).1 == "bad_request")

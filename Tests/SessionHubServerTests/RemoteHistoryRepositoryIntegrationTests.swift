@@ -96,11 +96,8 @@ struct RemoteHistoryRepositoryIntegrationTests {
             // Pairs share a timestamp: a page can end between two entries of the same millisecond.
             let saved = (0..<5).map { Self.session("app-\(9 - $0)", at: Self.now - Int64($0 / 3) * 1000) }
             for session in saved.reversed() {
-                // With HubDomain imported too, `HistorySaveResult` alone is ambiguous: the nested
-                // name (any Swift 6) or `SessionHubClient::HistorySaveResult` (Swift 6.3) say which.
-                let result: RemoteHistoryRepository.SaveResult = await history.saveSession(session)
-                let same: SessionHubClient::HistorySaveResult = result
-                #expect(same == .success(session))
+                let result: HistorySaveResult = await history.saveSession(session)
+                #expect(result == .success(session))
             }
             #expect(try await history.getSessions() == saved)
         }

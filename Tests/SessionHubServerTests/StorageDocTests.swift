@@ -58,8 +58,8 @@ struct StorageDocTests {
             let token = HubTestServer.token("ana")
             let fresh = try await HTTPTestClient.request("GET", port: port, "/api/profile", token: token)
             #expect(fresh.status == 200)
-            #expect(fresh.json?["currentTargetLanguage"] == nil, "API.md: absent until set")
-            #expect(Set(fresh.json?.keys.map { $0 } ?? []) == Set(profileExample.keys).subtracting(["currentTargetLanguage"]))
+            #expect(fresh.json?["currentTargetLanguage"] as? String == "en", "API.md: always present, the native language until one is chosen")
+            #expect(Set(fresh.json?.keys.map { $0 } ?? []) == Set(profileExample.keys))
 
             let updated = try await HTTPTestClient.request("PUT", port: port, "/api/profile", token: token, body: updateExample)
             #expect(updated.status == 200, "\(String(decoding: updated.body, as: UTF8.self))")

@@ -2,5 +2,5 @@
 /// The storage layer implements it; ``InMemoryHistoryWriter`` keeps sessions in memory.
 public protocol HistoryWriter: Sendable {
     /// Saves the session for its participants; answers per user id.
-    func save(_ session: EndedSession) async -> [String: HistorySaveResult]
+    func save(_ session: EndedSession) async -> [String: HistoryWriteResult]
 }

@@ -11,8 +11,8 @@ public final class InMemoryHistoryWriter: HistoryWriter {
         self.isPremium = isPremium
     }
 
-    public func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
-        var results: [String: HistorySaveResult] = [:]
+    public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
+        var results: [String: HistoryWriteResult] = [:]
         for participant in session.participants {
             if isPremium(participant.userId) {
                 saved.withLock { $0[participant.userId, default: []].append(session) }

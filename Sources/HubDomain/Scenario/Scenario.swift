@@ -25,7 +25,7 @@ public struct Scenario: Codable, Sendable, Equatable {
         if targetLanguage.utf8.count != 2 || !targetLanguage.utf8.allSatisfy({ $0 >= 97 && $0 <= 122 }) {
             errors.append("targetLanguage must be a lowercase two-letter ISO 639-1 code")
         }
-        if !["A1", "A2", "B1", "B2", "C1", "C2"].contains(level) { errors.append("level must be one of A1..C2") }
+        if CEFRLevel(rawValue: level) == nil { errors.append("level must be one of A1..C2") }
         if roles.count < 2 || roles.count > 6 { errors.append("roles must hold 2 to 6 roles") }
         if Set(roles.map(\.name)).count != roles.count { errors.append("role names must be unique") }
         if roles.contains(where: { blank($0.name) }) { errors.append("a role name is empty") }

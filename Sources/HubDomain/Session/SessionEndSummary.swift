@@ -7,13 +7,13 @@ public struct SessionEndSummary: Sendable, Equatable {
     /// Every participant who took part, with final figures.
     public var participants: [ParticipantStats]
     /// History outcome per user id.
-    public var history: [String: HistorySaveResult]
+    public var history: [String: HistoryWriteResult]
     /// The `id` of the `end` request that ended it, if a participant did.
     public var ref: String?
 
     /// Creates the summary.
     public init(cause: EndCause, endedAt: Int64, durationSeconds: Int, goalReached: Bool,
-                participants: [ParticipantStats], history: [String: HistorySaveResult], ref: String? = nil) {
+                participants: [ParticipantStats], history: [String: HistoryWriteResult], ref: String? = nil) {
         self.cause = cause
         self.endedAt = endedAt
         self.durationSeconds = durationSeconds

@@ -67,7 +67,7 @@ extension JSONWriter {
     }
 
     /// One participant's figures: stats, collaboration counters and weak spots.
-    mutating func write(_ figures: ParticipantStats, history: HistorySaveResult? = nil) {
+    mutating func write(_ figures: ParticipantStats, history: HistoryWriteResult? = nil) {
         beginObject()
         field("userId", figures.userId)
         key("stats")
@@ -90,8 +90,8 @@ extension JSONWriter {
     }
 
     /// `{"status":"Success"}` or `{"status":"Error","reason":"featureLocked"}` (the SDK's
-    /// `HistorySaveResult` cases).
-    mutating func write(_ result: HistorySaveResult) {
+    /// `HistoryWriteResult` cases).
+    mutating func write(_ result: HistoryWriteResult) {
         beginObject()
         switch result {
         case .success:

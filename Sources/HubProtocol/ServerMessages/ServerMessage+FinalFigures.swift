@@ -20,7 +20,7 @@ extension ServerMessage {
         }
     }
 
-    /// A `HistorySaveResult` as sent: `{"status":"Success"}` or `{"status":"Error","reason":"featureLocked"}`.
+    /// A `HistoryWriteResult` as sent: `{"status":"Success"}` or `{"status":"Error","reason":"featureLocked"}`.
     public struct HistoryResult: Decodable, Sendable, Equatable, CustomStringConvertible {
         /// `Success` or `Error`.
         public var status: String
@@ -28,7 +28,7 @@ extension ServerMessage {
         public var reason: String?
 
         /// The domain value, or nil for a status or reason this build does not know.
-        public var saveResult: HistorySaveResult? {
+        public var saveResult: HistoryWriteResult? {
             switch status {
             case "Success": return .success
             case "Error": return reason.flatMap(HistorySaveFailure.init(rawValue:)).map { .error($0) }

@@ -28,7 +28,7 @@ struct StoredEndSummary: Codable, Sendable, Equatable {
 
     /// The domain value; throws on an unknown history result.
     func summary() throws -> SessionEndSummary {
-        var results: [String: HistorySaveResult] = [:]
+        var results: [String: HistoryWriteResult] = [:]
         for (userId, text) in history {
             if text == "success" {
                 results[userId] = .success

@@ -1,58 +1,96 @@
 import HubDomain
 
 /// The progress rules every store applies the same way: adding one ended session to a learner's
-/// progress in a language, streaks over session days, and reading progress as of a time.
+/// progress in a language, streaks over session days, today's minutes, the vocabulary figures,
+/// and reading progress as of a time.
 package enum ProgressRules {
     /// Adds one participant's figures from one ended session to `stored` (nil: none yet).
-    /// Sessions applied out of order (a retried write) add to the totals without moving the week
-    /// or the last activity back.
+    /// Sessions applied out of order (a retried write) add to the totals without moving the week,
+    /// the day or the last activity back.
     /// - Parameter streak: consecutive session days ending at the given day (the session's day
     ///   is recorded before this is called).
     package static func adding(_ session: EndedSession, _ participant: EndedParticipant, userId: String, language: String,
-                       to stored: LanguageProgress?, weekStart storedWeek: Int64?,
-                       streak: (Int64) throws -> Int) rethrows -> (progress: LanguageProgress, weekStart: Int64?) {
+                               to stored: ProgressRow?, streak: (Int64) throws -> Int) rethrows -> ProgressRow {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
-        var progress = stored ?? .empty(userId: userId, language: language)
-        var weekStart = storedWeek
+        var row = stored ?? ProgressRow(progress: .empty(userId: userId, language: language), weekStart: nil,
+                                        todayDay: nil, todaySeconds: 0)
         let xp = participant.figures.stats.xpEarned
 
-        progress.totalXP += xp
-        progress.level = XPCalculator.level(totalXP: progress.totalXP)
+        row.progress.totalXP += xp
+        row.progress.currentLevel = XPCalculator.level(totalXP: row.progress.totalXP)
         let week = UTCCalendar.weekStart(ofDay: day)
-        if let current = weekStart, week < current {
+        if let current = row.weekStart, week < current {
             // An older week: already rolled over, counts in the total only.
-        } else if week == weekStart {
-            progress.weeklyXP += xp
+        } else if week == row.weekStart {
+            row.progress.weeklyXP += xp
         } else {
-            progress.weeklyXP = xp
-            weekStart = week
+            row.progress.weeklyXP = xp
+            row.weekStart = week
+        }
+        if let current = row.todayDay, day < current {
+            // An older day: counts in the total minutes only.
+        } else if day == row.todayDay {
+            row.todaySeconds += session.durationSeconds
+        } else {
+            row.todaySeconds = session.durationSeconds
+            row.todayDay = day
         }
 
-        let lastDay = progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
+        let lastDay = row.progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
         let anchor = max(day, lastDay ?? day)
-        progress.currentStreak = try streak(anchor)
-        progress.longestStreak = max(progress.longestStreak, progress.currentStreak)
-        progress.lastActivityDate = UTCCalendar.dateString(ofDay: anchor)
+        row.progress.currentStreak = try streak(anchor)
+        row.progress.longestStreak = max(row.progress.longestStreak, row.progress.currentStreak)
+        row.progress.lastActivityDate = UTCCalendar.dateString(ofDay: anchor)
 
-        progress.totalSessions += 1
-        if session.multiplayer { progress.multiplayerSessions += 1 } else { progress.soloSessions += 1 }
-        progress.totalMinutesPlayed += session.durationSeconds / 60
+        row.progress.totalSessions += 1
+        if session.multiplayer { row.progress.multiplayerSessions += 1 } else { row.progress.soloSessions += 1 }
+        row.progress.totalMinutesPlayed += session.durationSeconds / 60
         let collaboration = participant.figures.collaboration
-        progress.successfulRepairs += collaboration.successfulRepairs
-        progress.helpGiven += collaboration.helpGiven
-        progress.teamWins += collaboration.teamWins
-        return (progress, weekStart)
+        row.progress.successfulRepairs += collaboration.successfulRepairs
+        row.progress.helpGiven += collaboration.helpGiven
+        row.progress.teamWins += collaboration.teamWins
+        return row
     }
 
     /// Progress as of `now` (epoch ms, UTC): `weeklyXP` is 0 when the last session was in an
-    /// earlier ISO week, `currentStreak` is 0 when the last session was before yesterday.
-    package static func asOf(_ stored: LanguageProgress, weekStart: Int64?, now: Int64) -> LanguageProgress {
+    /// earlier ISO week, `todayMinutes` is 0 when it was on an earlier day, `currentStreak` is 0
+    /// when it was before yesterday; `vocabulary` counts due words as of `now`.
+    package static func asOf(_ row: ProgressRow, dailyGoalMinutes: Int, vocabulary: VocabularyCounts,
+                             now: Int64) -> UserProgress {
         let today = UTCCalendar.day(ofEpochMs: now)
-        var progress = stored
-        if weekStart != UTCCalendar.weekStart(ofDay: today) { progress.weeklyXP = 0 }
+        var progress = stored(row, dailyGoalMinutes: dailyGoalMinutes, vocabulary: vocabulary)
+        if row.weekStart != UTCCalendar.weekStart(ofDay: today) { progress.weeklyXP = 0 }
+        if row.todayDay != today { progress.todayMinutes = 0 }
         let lastDay = progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
         if let lastDay, lastDay < today - 1 { progress.currentStreak = 0 }
         return progress
+    }
+
+    /// Progress as stored after the last session: `todayMinutes` of that session's day;
+    /// `vocabulary` counts due words as of the last review.
+    package static func stored(_ row: ProgressRow, dailyGoalMinutes: Int, vocabulary: VocabularyCounts) -> UserProgress {
+        var progress = row.progress
+        progress.todayMinutes = row.todaySeconds / 60
+        progress.dailyGoalMinutes = dailyGoalMinutes
+        progress.totalWordsLearned = vocabulary.learned
+        progress.wordsDueForReview = vocabulary.due
+        progress.vocabularyMasteryPercent = vocabulary.met == 0 ? 0 : vocabulary.mastered * 100 / vocabulary.met
+        let estimate = CEFREstimate(wordsLearned: vocabulary.learned)
+        progress.estimatedCEFR = estimate.level
+        progress.cefrProgressPercent = estimate.progressPercent
+        return progress
+    }
+
+    /// The new SM-2 states of words reviewed at `time` (epoch ms) with the given qualities
+    /// (``SessionVocabulary/reviews(of:in:)``), from their stored states (`existing`; a word
+    /// without one is new).
+    package static func reviewed(_ qualities: [String: Int], existing: [String: WordReview],
+                                 at time: Int64) -> [String: WordReview] {
+        var updated: [String: WordReview] = [:]
+        for (word, quality) in qualities {
+            updated[word] = existing[word]?.reviewed(quality: quality, at: time) ?? WordReview.first(quality: quality, at: time)
+        }
+        return updated
     }
 
     /// Consecutive days ending at `day` inclusive, from session days sorted newest first

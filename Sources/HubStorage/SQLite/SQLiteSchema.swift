@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -127,5 +127,25 @@ public enum SQLiteSchema {
             PRIMARY KEY (user_id, session_id)
         ) WITHOUT ROWID;
         INSERT OR IGNORE INTO progress_sessions (user_id, session_id) SELECT user_id, session_id FROM history;
+        """)
+
+    /// Version 4: the seed's `UserProgress` — seconds played on the last session day (for
+    /// `todayMinutes`) and every learner's SM-2 state per word and language (for the vocabulary
+    /// figures). Words met before this version (`known_words`) have no SM-2 state.
+    public static let v4 = SQLiteMigration(version: 4, name: "today minutes and word reviews", sql: """
+        ALTER TABLE progress ADD COLUMN today_day INTEGER;
+        ALTER TABLE progress ADD COLUMN today_seconds INTEGER NOT NULL DEFAULT 0;
+
+        CREATE TABLE word_reviews (
+            user_id          TEXT NOT NULL,
+            language         TEXT NOT NULL,
+            word             TEXT NOT NULL,
+            ease_factor      REAL NOT NULL,
+            interval_days    INTEGER NOT NULL,
+            repetitions      INTEGER NOT NULL,
+            next_review_at   INTEGER NOT NULL,
+            last_reviewed_at INTEGER NOT NULL,
+            PRIMARY KEY (user_id, language, word)
+        ) WITHOUT ROWID;
         """)
 }

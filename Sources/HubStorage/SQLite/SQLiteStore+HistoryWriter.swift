@@ -10,12 +10,12 @@ extension SQLiteStore: HistoryWriter {
     /// When the transaction fails, nothing of it is kept, everyone is answered
     /// `.error(.networkError)`, and the session is sealed (`sealed_sessions`) for
     /// ``retrySealed()``.
-    public func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+    public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         do {
             return try database.transaction { db in try self.apply(session, db) }
         } catch {
             seal(session, error: error)
-            var results: [String: HistorySaveResult] = [:]
+            var results: [String: HistoryWriteResult] = [:]
             for participant in session.participants { results[participant.userId] = .error(.networkError) }
             return results
         }
@@ -84,8 +84,8 @@ extension SQLiteStore: HistoryWriter {
     // MARK: Writing
 
     /// The whole write of one ended session, inside the caller's transaction.
-    func apply(_ session: EndedSession, _ db: SQLiteConnection) throws -> [String: HistorySaveResult] {
-        var results: [String: HistorySaveResult] = [:]
+    func apply(_ session: EndedSession, _ db: SQLiteConnection) throws -> [String: HistoryWriteResult] {
+        var results: [String: HistoryWriteResult] = [:]
         for participant in session.participants {
             let profile: UserProfile
             if let stored = try Self.loadProfile(db, userId: participant.userId) {
@@ -95,7 +95,7 @@ extension SQLiteStore: HistoryWriter {
                                               now: session.endedAt)
                 try Self.writeProfile(db, profile)
             }
-            let language = profile.currentTargetLanguage ?? session.targetLanguage
+            let language = profile.progressLanguage(scenarioLanguage: session.targetLanguage)
             let firstTime = try db.run("INSERT OR IGNORE INTO progress_sessions (user_id, session_id) VALUES (?, ?)",
                                        [.text(participant.userId), .text(session.sessionId)]) == 1
             if firstTime {

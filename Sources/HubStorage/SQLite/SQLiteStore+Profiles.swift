@@ -1,4 +1,5 @@
 import Foundation
+import HubDomain
 
 extension SQLiteStore: ProfileRepository {
     public func profile(userId: String) async throws -> UserProfile? {
@@ -56,7 +57,7 @@ extension SQLiteStore: ProfileRepository {
                   let showTranslations = ShowTranslations(rawValue: row.string(9)) else {
                 throw StorageError("users: bad voice_speed or show_translations for a stored profile")
             }
-            return UserProfile(
+            return UserProfile.stored(
                 id: row.string(0), displayName: row.string(1), nativeLanguage: row.string(2),
                 targetLanguages: try decode([TargetLanguage].self, from: Data(row.string(3).utf8)),
                 currentTargetLanguage: row.optionalString(4),
@@ -87,7 +88,7 @@ extension SQLiteStore: ProfileRepository {
                 created_at = excluded.created_at, last_active_at = excluded.last_active_at
             """, [
                 .text(profile.id), .text(profile.displayName), .text(profile.nativeLanguage),
-                try json(profile.targetLanguages), .optionalText(profile.currentTargetLanguage),
+                try json(profile.targetLanguages), .text(profile.currentTargetLanguage),
                 try json(profile.interests), try json(profile.learningGoals), .int(profile.dailyGoalMinutes),
                 .text(profile.voiceSpeed.rawValue), .text(profile.showTranslations.rawValue),
                 .bool(profile.isPremium), .bool(profile.onboardingCompleted), .integer(profile.createdAt),

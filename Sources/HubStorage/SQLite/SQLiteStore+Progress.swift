@@ -1,65 +1,113 @@
 import HubDomain
 
 extension SQLiteStore: ProgressRepository {
-    /// As stored after the user's last session: `weeklyXP` counts the ISO week of that session
-    /// and `currentStreak` ends on its day. ``progress(userId:now:)`` reads them as of a time.
-    public func progress(userId: String) async throws -> [LanguageProgress] {
+    /// As stored after the user's last session: `weeklyXP` counts the ISO week of that session,
+    /// `todayMinutes` its day, `currentStreak` ends on its day and due words are counted as of
+    /// the last review. ``progress(userId:now:)`` reads them as of a time.
+    public func progress(userId: String) async throws -> [UserProgress] {
         try database.withConnection { db in
-            try db.query(Self.progressColumns + " WHERE user_id = ? ORDER BY language", [.text(userId)]) {
-                Self.progressRow($0).progress
+            let vocabulary = try Self.vocabularyCounts(db, userId: userId, now: nil)
+            return try db.query(Self.progressColumns + " WHERE p.user_id = ? ORDER BY p.language", [.text(userId)]) { row in
+                ProgressRules.stored(Self.progressRow(row), dailyGoalMinutes: row.int(18),
+                                     vocabulary: vocabulary[row.string(1)] ?? VocabularyCounts())
             }
         }
     }
 
     /// Progress as of `now` (epoch ms): `weeklyXP` is 0 when the last session was in an earlier
-    /// ISO week, and `currentStreak` is 0 when the last session was before yesterday (UTC).
-    public func progress(userId: String, now: Int64) async throws -> [LanguageProgress] {
+    /// ISO week, `todayMinutes` is 0 when it was on an earlier day, `currentStreak` is 0 when the
+    /// last session was before yesterday (UTC), and due words are counted as of `now`.
+    public func progress(userId: String, now: Int64) async throws -> [UserProgress] {
         try database.withConnection { db in
-            try db.query(Self.progressColumns + " WHERE user_id = ? ORDER BY language", [.text(userId)]) { row in
-                let (stored, weekStart) = Self.progressRow(row)
-                return ProgressRules.asOf(stored, weekStart: weekStart, now: now)
+            let vocabulary = try Self.vocabularyCounts(db, userId: userId, now: now)
+            return try db.query(Self.progressColumns + " WHERE p.user_id = ? ORDER BY p.language", [.text(userId)]) { row in
+                ProgressRules.asOf(Self.progressRow(row), dailyGoalMinutes: row.int(18),
+                                   vocabulary: vocabulary[row.string(1)] ?? VocabularyCounts(), now: now)
             }
+        }
+    }
+
+    /// The SM-2 state of every word the user met in `language`.
+    public func wordReviews(userId: String, language: String) async throws -> [String: WordReview] {
+        try database.withConnection { db in
+            var states: [String: WordReview] = [:]
+            try db.forEachRow("""
+                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+                FROM word_reviews WHERE user_id = ? AND language = ?
+                """, [.text(userId), .text(language)]) { row in
+                states[row.string(0)] = Self.wordReview(row, from: 1)
+                return true
+            }
+            return states
         }
     }
 
     // MARK: Rows and updates
 
     static let progressColumns = """
-        SELECT user_id, language, total_xp, weekly_xp, level, current_streak, longest_streak, last_activity_date,
-               total_sessions, solo_sessions, multiplayer_sessions, total_minutes_played, successful_repairs,
-               help_given, team_wins, week_start
-        FROM progress
+        SELECT p.user_id, p.language, p.total_xp, p.weekly_xp, p.level, p.current_streak, p.longest_streak,
+               p.last_activity_date, p.total_sessions, p.solo_sessions, p.multiplayer_sessions,
+               p.total_minutes_played, p.successful_repairs, p.help_given, p.team_wins, p.week_start,
+               p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes))
+        FROM progress p LEFT JOIN users u ON u.id = p.user_id
         """
 
-    static func progressRow(_ row: SQLiteRow) -> (progress: LanguageProgress, weekStart: Int64?) {
-        (LanguageProgress(userId: row.string(0), language: row.string(1), totalXP: row.int(2), weeklyXP: row.int(3),
-                          level: row.int(4), currentStreak: row.int(5), longestStreak: row.int(6),
-                          lastActivityDate: row.optionalString(7), totalSessions: row.int(8),
-                          soloSessions: row.int(9), multiplayerSessions: row.int(10),
-                          totalMinutesPlayed: row.int(11), successfulRepairs: row.int(12), helpGiven: row.int(13),
-                          teamWins: row.int(14)),
-         row.optionalInt64(15))
+    static func progressRow(_ row: SQLiteRow) -> ProgressRow {
+        ProgressRow(
+            progress: UserProgress(userId: row.string(0), language: row.string(1), totalXP: row.int(2),
+                                   weeklyXP: row.int(3), currentLevel: row.int(4), currentStreak: row.int(5),
+                                   longestStreak: row.int(6), lastActivityDate: row.optionalString(7),
+                                   totalSessions: row.int(8), soloSessions: row.int(9), multiplayerSessions: row.int(10),
+                                   totalMinutesPlayed: row.int(11), successfulRepairs: row.int(12),
+                                   helpGiven: row.int(13), teamWins: row.int(14)),
+            weekStart: row.optionalInt64(15), todayDay: row.optionalInt64(16), todaySeconds: row.int(17))
+    }
+
+    static func wordReview(_ row: SQLiteRow, from column: Int) -> WordReview {
+        WordReview(easeFactor: row.double(column), intervalDays: row.int(column + 1), repetitions: row.int(column + 2),
+                   nextReviewAt: row.int64(column + 3), lastReviewedAt: row.int64(column + 4))
+    }
+
+    /// Per language: words met, learned, due (as of `now`, else as of the language's last
+    /// review) and mastered.
+    static func vocabularyCounts(_ db: SQLiteConnection, userId: String, now: Int64?) throws -> [String: VocabularyCounts] {
+        var counts: [String: VocabularyCounts] = [:]
+        try db.forEachRow("""
+            SELECT w.language, COUNT(*), SUM(w.repetitions >= 1), SUM(w.next_review_at <= COALESCE(?, m.last)),
+                   SUM(w.interval_days >= \(WordReview.masteredIntervalDays))
+            FROM word_reviews w
+            JOIN (SELECT language, MAX(last_reviewed_at) AS last FROM word_reviews WHERE user_id = ? GROUP BY language) m
+              ON m.language = w.language
+            WHERE w.user_id = ?
+            GROUP BY w.language
+            """, [.optionalInteger(now), .text(userId), .text(userId)]) { row in
+            counts[row.string(0)] = VocabularyCounts(met: row.int(1), learned: row.int(2), due: row.int(3), mastered: row.int(4))
+            return true
+        }
+        return counts
     }
 
     /// Adds one participant's figures from one ended session to their progress in `language`,
-    /// recording the session's UTC day for streaks. Sessions applied out of order (a retried
+    /// recording the session's UTC day for streaks and the SM-2 review of the words they met
+    /// (``ProgressRules/reviewed(_:existing:at:)``). Sessions applied out of order (a retried
     /// sealed session) add to the totals without moving the week or the last activity back.
     static func addToProgress(_ db: SQLiteConnection, userId: String, language: String,
                               session: EndedSession, participant: EndedParticipant) throws {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
         try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)", [.text(userId), .integer(day)])
-        let stored = try db.queryFirst(progressColumns + " WHERE user_id = ? AND language = ?",
+        let stored = try db.queryFirst(progressColumns + " WHERE p.user_id = ? AND p.language = ?",
                                        [.text(userId), .text(language)], row: progressRow)
-        let (progress, weekStart) = try ProgressRules.adding(session, participant, userId: userId, language: language,
-                                                             to: stored?.progress, weekStart: stored?.weekStart) {
+        let row = try ProgressRules.adding(session, participant, userId: userId, language: language, to: stored) {
             try consecutiveDays(db, userId: userId, endingAt: $0)
         }
+        let progress = row.progress
 
         try db.run("""
             INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak,
                                   longest_streak, last_activity_date, total_sessions, solo_sessions,
-                                  multiplayer_sessions, total_minutes_played, successful_repairs, help_given, team_wins)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  multiplayer_sessions, total_minutes_played, successful_repairs, help_given, team_wins,
+                                  today_day, today_seconds)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, language) DO UPDATE SET
                 total_xp = excluded.total_xp, weekly_xp = excluded.weekly_xp, week_start = excluded.week_start,
                 level = excluded.level, current_streak = excluded.current_streak,
@@ -68,14 +116,44 @@ extension SQLiteStore: ProgressRepository {
                 multiplayer_sessions = excluded.multiplayer_sessions,
                 total_minutes_played = excluded.total_minutes_played,
                 successful_repairs = excluded.successful_repairs, help_given = excluded.help_given,
-                team_wins = excluded.team_wins
+                team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds
             """, [
                 .text(userId), .text(language), .int(progress.totalXP), .int(progress.weeklyXP),
-                .optionalInteger(weekStart), .int(progress.level), .int(progress.currentStreak),
+                .optionalInteger(row.weekStart), .int(progress.currentLevel), .int(progress.currentStreak),
                 .int(progress.longestStreak), .optionalText(progress.lastActivityDate), .int(progress.totalSessions),
                 .int(progress.soloSessions), .int(progress.multiplayerSessions), .int(progress.totalMinutesPlayed),
                 .int(progress.successfulRepairs), .int(progress.helpGiven), .int(progress.teamWins),
+                .optionalInteger(row.todayDay), .int(row.todaySeconds),
             ])
+        try reviewWords(db, userId: userId, language: language, session: session)
+    }
+
+    /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction.
+    static func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession) throws {
+        let qualities = SessionVocabulary.reviews(of: userId, in: session)
+        guard !qualities.isEmpty else { return }
+        var existing: [String: WordReview] = [:]
+        for word in qualities.keys {
+            let state = try db.queryFirst("""
+                SELECT ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+                FROM word_reviews WHERE user_id = ? AND language = ? AND word = ?
+                """, [.text(userId), .text(language), .text(word)]) { wordReview($0, from: 0) }
+            if let state { existing[word] = state }
+        }
+        for (word, state) in ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt) {
+            try db.run("""
+                INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
+                                          next_review_at, last_reviewed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, language, word) DO UPDATE SET
+                    ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
+                    repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
+                    last_reviewed_at = excluded.last_reviewed_at
+                """, [
+                    .text(userId), .text(language), .text(word), .real(state.easeFactor), .int(state.intervalDays),
+                    .int(state.repetitions), .integer(state.nextReviewAt), .integer(state.lastReviewedAt),
+                ])
+        }
     }
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).

@@ -103,7 +103,7 @@ struct AccountService: Sendable {
 
     /// Progress per language as of now: `weeklyXP` of the current ISO week, a streak that
     /// lapsed since the last session shows 0 (UTC).
-    func progress(userId: String) async throws -> [LanguageProgress] {
+    func progress(userId: String) async throws -> [UserProgress] {
         try await stores.progress.progress(userId: userId, now: clock.now())
     }
 

@@ -53,7 +53,7 @@ struct HubAPI: Sendable {
         }
         if parts == ["api", "progress"] {
             guard method == .GET else { throw notAllowed() }
-            struct Body: Encodable { let progress: [LanguageProgress] }
+            struct Body: Encodable { let progress: [UserProgress] }
             return try json(.ok, Body(progress: try await account.progress(userId: claims.sub)))
         }
         if parts == ["api", "history"] {

@@ -39,8 +39,8 @@ struct PostedSessionRules: Sendable {
         guard session.timestamp > 0, session.timestamp <= now + Self.maxClockAheadMillis else {
             throw .badRequest("timestamp must be a positive epoch-milliseconds integer, at most a day ahead of the hub's clock")
         }
-        guard ProfileUpdate.isLanguageCode(session.targetLanguage) else {
-            throw .badRequest("targetLanguage must be a two-letter ISO 639-1 code")
+        guard LanguageTag.canonical(session.targetLanguage) != nil else {
+            throw .badRequest("targetLanguage must be a BCP 47 language tag such as es, en-US or pt-BR (at most \(LanguageTag.maxLength) characters)")
         }
         guard (0...Self.maxDurationSeconds).contains(session.durationSeconds) else {
             throw .badRequest("durationSeconds must be 0 to \(Self.maxDurationSeconds)")

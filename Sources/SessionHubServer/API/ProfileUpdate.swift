@@ -1,7 +1,10 @@
+import HubDomain
 import HubStorage
 
 /// The body of `PUT /api/profile`: any profile field but `id`, `isPremium`, `createdAt` and
-/// `lastActiveAt`; absent fields keep their value. Validated before anything is stored.
+/// `lastActiveAt`; absent fields keep their value. Validated before anything is stored:
+/// languages are BCP 47 tags (stored in canonical case), `interests` and `learningGoals` values
+/// of ``Interest`` and ``LearningGoal``.
 struct ProfileUpdate: Decodable {
     var displayName: String?
     var nativeLanguage: String?
@@ -25,34 +28,34 @@ struct ProfileUpdate: Decodable {
             updated.displayName = displayName
         }
         if let nativeLanguage {
-            guard Self.isLanguageCode(nativeLanguage) else { throw .badRequest("nativeLanguage must be a two-letter ISO 639-1 code") }
-            updated.nativeLanguage = nativeLanguage
+            updated.nativeLanguage = try Self.languageTag(nativeLanguage, field: "nativeLanguage")
         }
         if let targetLanguages {
             guard targetLanguages.count <= 10 else { throw .badRequest("at most 10 targetLanguages") }
-            for language in targetLanguages {
-                guard Self.isLanguageCode(language.code) else { throw .badRequest("targetLanguages[].code must be a two-letter ISO 639-1 code") }
-                guard ["A1", "A2", "B1", "B2", "C1", "C2"].contains(language.proficiencyLevel) else {
+            var checked: [TargetLanguage] = []
+            for var language in targetLanguages {
+                language.code = try Self.languageTag(language.code, field: "targetLanguages[].code")
+                guard CEFRLevel(rawValue: language.proficiencyLevel) != nil else {
                     throw .badRequest("targetLanguages[].proficiencyLevel must be A1, A2, B1, B2, C1 or C2")
                 }
+                checked.append(language)
             }
-            updated.targetLanguages = targetLanguages
+            updated.targetLanguages = checked
         }
         if let currentTargetLanguage {
-            guard Self.isLanguageCode(currentTargetLanguage) else { throw .badRequest("currentTargetLanguage must be a two-letter ISO 639-1 code") }
-            updated.currentTargetLanguage = currentTargetLanguage
+            updated.currentTargetLanguage = try Self.languageTag(currentTargetLanguage, field: "currentTargetLanguage")
+        } else if profile.currentTargetLanguage == profile.nativeLanguage
+                    || (targetLanguages != nil && !updated.targetLanguages.contains { $0.code == updated.currentTargetLanguage }) {
+            // Not chosen (still the native language), or no longer one of the target languages:
+            // it follows them (the first one, else the native language).
+            updated.currentTargetLanguage = UserProfile.defaultCurrentTargetLanguage(
+                targetLanguages: updated.targetLanguages, nativeLanguage: updated.nativeLanguage)
         }
         if let interests {
-            guard interests.count <= 20, interests.allSatisfy({ (1...50).contains($0.count) }) else {
-                throw .badRequest("interests: at most 20, each 1 to 50 characters")
-            }
-            updated.interests = interests
+            updated.interests = try Self.enumValues(interests, field: "interests", as: Interest.self)
         }
         if let learningGoals {
-            guard learningGoals.count <= 20, learningGoals.allSatisfy({ (1...100).contains($0.count) }) else {
-                throw .badRequest("learningGoals: at most 20, each 1 to 100 characters")
-            }
-            updated.learningGoals = learningGoals
+            updated.learningGoals = try Self.enumValues(learningGoals, field: "learningGoals", as: LearningGoal.self)
         }
         if let dailyGoalMinutes {
             guard (1...600).contains(dailyGoalMinutes) else { throw .badRequest("dailyGoalMinutes must be 1 to 600") }
@@ -65,8 +68,26 @@ struct ProfileUpdate: Decodable {
         return updated
     }
 
-    /// Two lowercase ASCII letters (ISO 639-1).
-    static func isLanguageCode(_ code: String) -> Bool {
-        code.utf8.count == 2 && code.utf8.allSatisfy { $0 >= 97 && $0 <= 122 }
+    /// `tag` in canonical case when it is a well-formed BCP 47 tag (``LanguageTag``).
+    private static func languageTag(_ tag: String, field: String) throws(APIError) -> String {
+        guard let canonical = LanguageTag.canonical(tag) else {
+            throw .badRequest("\(field) must be a BCP 47 language tag such as en, en-US, pt-BR or zh-Hans (at most \(LanguageTag.maxLength) characters)")
+        }
+        return canonical
+    }
+
+    /// The values of an enum list, without duplicates; an unknown one is refused with the list
+    /// of accepted values.
+    private static func enumValues<Value: RawRepresentable & CaseIterable & Hashable>(
+        _ texts: [String], field: String, as _: Value.Type) throws(APIError) -> [Value] where Value.RawValue == String {
+        var values: [Value] = []
+        for text in texts {
+            guard let value = Value(rawValue: text) else {
+                let accepted = Value.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .badRequest("\(field): unknown value \"\(text.prefix(50))\"; accepted: \(accepted)")
+            }
+            if !values.contains(value) { values.append(value) }
+        }
+        return values
     }
 }

@@ -13,7 +13,7 @@ struct NotifyingHistoryWriter: HistoryWriter {
     /// Counts each participant's result.
     let metrics: HubMetrics
 
-    func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+    func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         let results = await inner.save(session)
         for result in results.values {
             switch result {

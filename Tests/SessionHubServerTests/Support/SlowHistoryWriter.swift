@@ -6,7 +6,7 @@ struct SlowHistoryWriter: HistoryWriter {
     let delay: Duration
     let inner: any HistoryWriter = InMemoryHistoryWriter()
 
-    func save(_ session: EndedSession) async -> [String: HistorySaveResult] {
+    func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         try? await Task.sleep(for: delay)
         return await inner.save(session)
     }

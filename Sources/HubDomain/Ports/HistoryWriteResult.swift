@@ -1,6 +1,7 @@
-/// The outcome of saving an ended session to one participant's history, as in the SDK's
-/// `HistorySaveResult`: Success, or Error with a reason.
-public enum HistorySaveResult: Sendable, Equatable {
+/// The outcome of saving an ended session to one participant's history: Success, or Error with a
+/// reason. On the wire it has the shape of the SDK's `HistorySaveResult` (the client library's
+/// type of that name also carries the saved session).
+public enum HistoryWriteResult: Sendable, Equatable {
     /// Saved.
     case success
     /// Not saved, and why.

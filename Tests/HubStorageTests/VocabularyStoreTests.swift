@@ -1,0 +1,120 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import Testing
+
+@Suite("Vocabulary and the seed's UserProgress in the stores (SQLite and PostgreSQL)")
+struct VocabularyStoreTests {
+    static let start = Day.mon16 + 10 * Day.hour
+
+    /// Ana says "Je veux un café", Bob recasts it to "Je voudrais un café" (accepted), Bob says
+    /// "Bonjour Ana".
+    static func session(_ id: String, endedAt: Int64, anaSays: String = "Je veux un café",
+                        recast: Bool = true, seconds: Int = 150) -> EndedSession {
+        let startedAt = endedAt - Int64(seconds) * 1000
+        let lines = [
+            DialogLine(id: "l1", speakerId: "ana", roleName: "Guest", textNative: anaSays, textTranslated: "…", timestamp: startedAt + 1),
+            DialogLine(id: "l2", speakerId: "bob", roleName: "Host", textNative: "Bonjour Ana!", textTranslated: "…", timestamp: startedAt + 2),
+        ]
+        let recasts = recast ? [Recast(id: "r1", lineId: "l1", authorId: "bob", speakerId: "ana",
+                                       correctedText: "Je voudrais un café.", explanation: nil, issueTypes: [.grammar],
+                                       timestamp: startedAt + 3, accepted: true)] : []
+        let participants = [
+            Fixture.participant("ana", sessionId: id, xp: 20, mode: .host, startedAt: startedAt, endedAt: endedAt),
+            Fixture.participant("bob", sessionId: id, xp: 20, mode: .client, startedAt: startedAt, endedAt: endedAt),
+        ]
+        return EndedSession(sessionId: id, scenarioId: "hotel-check-in", scenarioTitle: "Hotel", targetLanguage: "fr",
+                            multiplayer: true, startedAt: startedAt, endedAt: endedAt, cause: .hostEnded,
+                            goalReached: false, lines: lines, recasts: recasts, participants: participants)
+    }
+
+    @Test("A session end reviews every participant's words with SM-2 in the progress transaction", arguments: StoreBackend.all)
+    func wordsReviewedAtSessionEnd(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            let end = Self.start
+            _ = await store.save(Self.session("s1", endedAt: end))
+            let ana = try await store.wordReviews(userId: "ana", language: "fr")
+            #expect(Set(ana.keys) == ["je", "un", "café", "voudrais", "bonjour", "ana"], "veux was taken out by the recast")
+            let corrected = try #require(ana["voudrais"])
+            #expect(corrected.repetitions == 0)
+            #expect(corrected.intervalDays == 0)
+            #expect(corrected.nextReviewAt == end, "a corrected word is due at once")
+            #expect(abs(corrected.easeFactor - 2.18) < 1e-9)
+            let spoken = try #require(ana["café"])
+            #expect(spoken.repetitions == 1)
+            #expect(spoken.intervalDays == 1)
+            #expect(abs(spoken.easeFactor - 2.6) < 1e-9)
+            #expect(spoken.nextReviewAt == end + Day.ms)
+            #expect(spoken.lastReviewedAt == end)
+            let seen = try #require(ana["bonjour"])
+            #expect(abs(seen.easeFactor - 2.5) < 1e-9)
+            let bob = try await store.wordReviews(userId: "bob", language: "fr")
+            #expect(Set(bob.keys) == ["je", "veux", "un", "café", "bonjour", "ana"])
+
+            let stored = try #require(try await store.progress(userId: "ana").first)
+            #expect(stored.language == "fr")
+            #expect(stored.totalWordsLearned == 5)
+            #expect(stored.wordsDueForReview == 1)
+            #expect(stored.vocabularyMasteryPercent == 0)
+            #expect(stored.estimatedCEFR == .a1)
+            #expect(stored.cefrProgressPercent == 1)
+            #expect(stored.todayMinutes == 2)
+            #expect(stored.dailyGoalMinutes == 10)
+            #expect(stored.currentLevel == 1)
+
+            // The same session written again (a retry) reviews nothing twice.
+            _ = await store.save(Self.session("s1", endedAt: end))
+            #expect(try await store.wordReviews(userId: "ana", language: "fr") == ana)
+
+            // Later the same day: "voudrais" said right is relearned; "je" is not due, so only
+            // its last review moves.
+            _ = await store.save(Self.session("s2", endedAt: end + Day.hour, anaSays: "Je voudrais un café", recast: false))
+            let after = try await store.wordReviews(userId: "ana", language: "fr")
+            #expect(after["voudrais"]?.repetitions == 1)
+            #expect(after["voudrais"]?.intervalDays == 1)
+            #expect(after["je"]?.repetitions == 1)
+            #expect(after["je"]?.nextReviewAt == end + Day.ms)
+            #expect(after["je"]?.lastReviewedAt == end + Day.hour)
+            let sameDay = try #require(try await store.progress(userId: "ana", now: end + 2 * Day.hour).first)
+            #expect(sameDay.totalWordsLearned == 6)
+            #expect(sameDay.wordsDueForReview == 0)
+            #expect(sameDay.todayMinutes == 5, "150 s + 150 s on the same UTC day")
+            #expect(sameDay.totalMinutesPlayed == 4, "each session's whole minutes")
+
+            let nextDay = try #require(try await store.progress(userId: "ana", now: end + Day.ms + 2 * Day.hour).first)
+            #expect(nextDay.todayMinutes == 0)
+            #expect(nextDay.wordsDueForReview == 6)
+        }
+    }
+
+    @Test("dailyGoalMinutes comes from the profile", arguments: StoreBackend.all)
+    func dailyGoalFromProfile(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            var profile = UserProfile.initial(id: "ana", displayName: "Ana", now: 1)
+            profile.dailyGoalMinutes = 25
+            _ = try await store.saveProfile(profile)
+            _ = await store.save(Self.session("s1", endedAt: Self.start))
+            #expect(try await store.progress(userId: "ana", now: Self.start).first?.dailyGoalMinutes == 25)
+            #expect(try await store.progress(userId: "bob", now: Self.start).first?.dailyGoalMinutes == 10)
+        }
+    }
+
+    @Test("A stored profile with values that are no longer valid still reads (unknown enum values dropped, current language defaulted)",
+          arguments: StoreBackend.all)
+    func lenientProfileRows(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            try await store.execute("""
+                INSERT INTO users (id, display_name, native_language, target_languages, current_target_language,
+                                   interests, learning_goals, daily_goal_minutes, voice_speed, show_translations,
+                                   is_premium, onboarding_completed, created_at, last_active_at)
+                VALUES ('old', 'Old', 'en', '[{"code":"fr","proficiencyLevel":"A2","startedAt":5}]', NULL,
+                        '["travel","knitting","FOOD","Food"]', '["connect with people","order in a café"]', 15,
+                        'NORMAL', 'ALWAYS', FALSE, TRUE, 1, 2)
+                """)
+            let profile = try #require(try await store.profile(userId: "old"))
+            #expect(profile.interests == [.travel, .food])
+            #expect(profile.learningGoals == [.connectWithPeople])
+            #expect(profile.currentTargetLanguage == "fr")
+        }
+    }
+}
