@@ -18,7 +18,7 @@ let hotPath: [SwiftSetting] = strict + (uncheckedExclusivity
 
 let package = Package(
     name: "SessionHub",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "sessionhub", targets: ["sessionhub"]),
         .executable(name: "sessionhub-bot", targets: ["sessionhub-bot"]),
@@ -71,11 +71,18 @@ let package = Package(
             ],
             swiftSettings: hotPath
         ),
+        // Locks and counters for shared state: Synchronization on Linux, os on Apple platforms
+        // before macOS 15 / iOS 18 (the client library supports macOS 14 / iOS 17).
+        .target(
+            name: "SessionHubSync",
+            swiftSettings: strict
+        ),
         // Layer 2: the core on SwiftNIO — HTTP/1.1 upgrade, frame handler, keepalive, back-pressure, client.
         .target(
             name: "WebSocketTransport",
             dependencies: [
                 "WebSocket",
+                "SessionHubSync",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -88,6 +95,7 @@ let package = Package(
         // Layer 3: the hub domain — sessions, scenarios, recasts, stats, XP, presence. No sockets.
         .target(
             name: "HubDomain",
+            dependencies: ["SessionHubSync"],
             resources: [.copy("Resources/Scenarios")],
             swiftSettings: strict
         ),

@@ -1,4 +1,4 @@
-import Synchronization
+import SessionHubSync
 
 /// A cluster's shared store in memory — what PostgreSQL holds for a real cluster: the nodes and
 /// their liveness, sessions with their owner node and epoch, their journal entries, and every
@@ -31,7 +31,7 @@ public final class InMemoryCluster: Sendable {
         var seats: [String: String] = [:]
     }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
 
     /// An empty cluster.
     public init() {}
@@ -79,7 +79,7 @@ public final class InMemoryCluster: Sendable {
         let cluster: InMemoryCluster
         /// This node.
         public let location: NodeLocation
-        private let epochs = Mutex<[String: Int]>([:])
+        private let epochs = LockedValue<[String: Int]>([:])
 
         init(cluster: InMemoryCluster, location: NodeLocation) {
             self.cluster = cluster

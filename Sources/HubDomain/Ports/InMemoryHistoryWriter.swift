@@ -1,9 +1,9 @@
-import Synchronization
+import SessionHubSync
 
 /// Keeps ended sessions in memory. Users for whom `isPremium` answers true get `.success`,
 /// the others `.error(.featureLocked)` and nothing stored — the same rule as the durable store.
 public final class InMemoryHistoryWriter: HistoryWriter {
-    private let saved = Mutex<[String: [EndedSession]]>([:])
+    private let saved = LockedValue<[String: [EndedSession]]>([:])
     private let isPremium: @Sendable (String) -> Bool
 
     /// Creates the writer; by default nobody is premium.

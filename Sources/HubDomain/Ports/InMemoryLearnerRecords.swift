@@ -1,4 +1,4 @@
-import Synchronization
+import SessionHubSync
 
 /// ``LearnerRecords`` in memory: words per user and language, and session days per user.
 public final class InMemoryLearnerRecords: LearnerRecords {
@@ -6,7 +6,7 @@ public final class InMemoryLearnerRecords: LearnerRecords {
         var words: [String: Set<String>] = [:]
         var days: [String: Set<Int64>] = [:]
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates empty records.
     public init() {}

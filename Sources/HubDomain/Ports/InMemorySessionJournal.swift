@@ -1,4 +1,4 @@
-import Synchronization
+import SessionHubSync
 
 /// A journal in memory: the default until a durable one is configured, and a test double.
 /// It can be read back (``RecoverableJournal``), which lets tests rebuild sessions from it.
@@ -9,7 +9,7 @@ public final class InMemorySessionJournal: RecoverableJournal {
         var entries: [String: [JournalEntry]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// An empty journal.
     public init() {}

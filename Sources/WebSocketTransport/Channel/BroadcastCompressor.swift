@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import SessionHubSync
 import WebSocket
 
 /// Compresses a broadcast once for every recipient that negotiated permessage-deflate (RFC 7692).
@@ -10,7 +10,7 @@ import WebSocket
 /// and reused, so a broadcast costs one `deflate` call, not one per member.
 public final class BroadcastCompressor: Sendable {
     private let settings: PerMessageDeflateConfiguration
-    private let pool = Mutex<[Deflater]>([])
+    private let pool = LockedValue<[Deflater]>([])
 
     /// A pooled zlib stream; only ever used by the thread that took it from the pool.
     private final class Deflater: @unchecked Sendable {

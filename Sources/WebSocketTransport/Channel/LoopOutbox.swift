@@ -1,6 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
+import SessionHubSync
 
 /// What threads off an event loop ask of that loop's connections (a session's broadcast, a
 /// reply from a task, a close), gathered and carried out by one task on the loop, with each
@@ -33,7 +33,7 @@ final class LoopOutbox: Sendable {
     }
 
     private let eventLoop: any EventLoop
-    private let queue = Mutex(Queue())
+    private let queue = LockedValue(Queue())
 
     private init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop

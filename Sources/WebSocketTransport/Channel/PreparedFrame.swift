@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import SessionHubSync
 import WebSocket
 
 /// A server frame encoded once and written as-is to any number of connections: the broadcast
@@ -78,12 +78,12 @@ private final class DeflatedVariant: Sendable {
         case done(ByteBuffer?)
     }
 
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let compressor: BroadcastCompressor
     private let allocator: ByteBufferAllocator
 
     init(payload: ByteBuffer, compressor: BroadcastCompressor, allocator: ByteBufferAllocator) {
-        state = Mutex(.pending(payload))
+        state = LockedValue(.pending(payload))
         self.compressor = compressor
         self.allocator = allocator
     }

@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import SessionHubSync
 import WebSocket
 
 /// The handle an application holds for one open WebSocket connection. Safe to use from any
@@ -14,7 +14,7 @@ public final class WebSocketSocket: Sendable {
     /// ``WebSocketEndpoint/webSocketDidOpen(_:)`` runs, nil afterwards (an open connection does
     /// not keep its request's headers). Keep what you need of it when the socket opens.
     public var request: HandshakeRequest? { upgradeRequest.withLock { $0?.value } }
-    private let upgradeRequest: Mutex<UpgradeRequest?>
+    private let upgradeRequest: LockedValue<UpgradeRequest?>
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
     /// The negotiated permessage-deflate parameters, if any.
@@ -41,7 +41,7 @@ public final class WebSocketSocket: Sendable {
     ) {
         self.id = id
         self.eventLoop = eventLoop
-        self.upgradeRequest = Mutex(request)
+        self.upgradeRequest = LockedValue(request)
         self.subprotocol = subprotocol
         self.compression = compression
         self.remoteAddress = remoteAddress
