@@ -29,6 +29,8 @@ leftovers() {
 }
 echo "[test] swift build" >&2
 swift build --build-tests
+echo "[test] the client library's Apple-platform branch (type-checked against a stand-in)" >&2
+bash scripts/check-apple-branch.sh
 # A throw-away PostgreSQL for the storage tests that run on both stores (scripts/postgres.sh);
 # SESSIONHUB_REQUIRE_POSTGRES makes a missing server a failure instead of a skip.
 PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/sessionhub-test-pg.XXXXXX")"
