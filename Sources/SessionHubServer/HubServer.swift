@@ -155,9 +155,9 @@ public final class HubServer: Sendable {
             try await jwksRefresher.reload()
             let identity = configuration.identityProvider
             if identity.audience == nil {
-                logger.warning("token.audience is not set: tokens the identity provider issued for any app are accepted")
+                logger.warning("identity provider audience not set: what the provider issued for any of its apps is accepted")
             }
-            logger.info("identity provider tokens accepted", metadata: [
+            logger.info("identity provider accepted", metadata: [
                 "jwks": "\(jwksRefresher.source)", "issuer": "\(identity.issuer ?? "any")",
                 "audience": "\(identity.audience ?? "any")",
             ])
