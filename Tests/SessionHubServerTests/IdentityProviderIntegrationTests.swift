@@ -1,8 +1,11 @@
 import Foundation
 import HubDomain
 import HubStorage
-import SessionHubServer
+import Logging
+import NIOPosix
+import NIOSSL
 import Testing
+@testable import SessionHubServer
 
 /// A real hub configured with an identity provider's JWKS: players connect over WebSocket and
 /// call the HTTP API with tokens the provider signed (ES256, RS256), next to the hub's own.
@@ -111,6 +114,34 @@ struct IdentityProviderIntegrationTests {
             }
             #expect(welcomed, "the new key was not picked up")
             #expect(idp.requests >= 2)
+        }
+    }
+
+    /// A JWKS over `https://`: fetched when the fetcher trusts the server's certificate (its host
+    /// name checked), refused as `jwks_unreadable` with the system's trust roots alone.
+    @Test func aJWKSURLOverTLSIsVerified() async throws {
+        let (certificate, key) = try SessionHubClientIntegrationTests.throwAwayCertificate()
+        let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
+                                                                                  privateKey: .privateKey(key)))
+        let idp = JWKSTestServer(jwks: IdP.jwks([Self.ec]), tls: serverTLS)
+        let text = try await idp.start()
+        defer { Task { await idp.stop() } }
+        let url = try #require(JWKSURL(text))
+        var fetcher = JWKSFetcher(group: MultiThreadedEventLoopGroup.singleton)
+        fetcher.tls.trustRoots = .certificates([certificate])
+        let ring = JWKSKeyRing()
+        let trusting = JWKSRefresher(source: .url(url), ring: ring, settings: IdentityProviderSettings(), fetcher: fetcher,
+                                     logger: Logger(label: "test"))
+        #expect(try await trusting.reload())
+        #expect(ring.keys.compactMap(\.kid) == ["ec-live"])
+
+        let doubting = JWKSRefresher(source: .url(url), ring: JWKSKeyRing(), settings: IdentityProviderSettings(),
+                                     group: MultiThreadedEventLoopGroup.singleton, logger: Logger(label: "test"))
+        do {
+            try await doubting.reload()
+            Issue.record("an untrusted certificate was accepted")
+        } catch {
+            #expect(error.code == "jwks_unreadable")
         }
     }
 }

@@ -12,6 +12,8 @@ struct JWKSFetcher: Sendable {
     var timeout: TimeAmount = .seconds(10)
     /// Largest body accepted.
     var maxBodyBytes = 1 << 20
+    /// TLS for `https://`: the system's trust roots, host name verified (tests add a root).
+    var tls = TLSConfiguration.makeClientConfiguration()
 
     /// The body of `GET url`.
     func fetch(_ url: JWKSURL) async throws(JWKSError) -> [UInt8] {
@@ -28,7 +30,7 @@ struct JWKSFetcher: Sendable {
         let promise = group.next().makePromise(of: [UInt8].self)
         let limit = maxBodyBytes
         let source = url.description
-        let tls = try url.isTLS ? NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        let tls = try url.isTLS ? NIOSSLContext(configuration: self.tls) : nil
         let hostname = url.host.contains(":") || url.host.allSatisfy({ $0.isNumber || $0 == "." }) ? nil : url.host
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)

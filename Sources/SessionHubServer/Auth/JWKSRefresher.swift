@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// Keeps the identity provider's keys (``JWKSKeyRing``) current: loads them at start, then
@@ -26,12 +27,16 @@ public final class JWKSRefresher: Sendable {
     private let clock = ContinuousClock()
 
     /// A refresher of `ring` from `source`; URLs are fetched on `group`'s event loops.
-    public init(source: JWKSSource, ring: JWKSKeyRing, settings: IdentityProviderSettings, group: any EventLoopGroup,
-                logger: Logger) {
+    public convenience init(source: JWKSSource, ring: JWKSKeyRing, settings: IdentityProviderSettings,
+                            group: any EventLoopGroup, logger: Logger) {
+        self.init(source: source, ring: ring, settings: settings, fetcher: JWKSFetcher(group: group), logger: logger)
+    }
+
+    init(source: JWKSSource, ring: JWKSKeyRing, settings: IdentityProviderSettings, fetcher: JWKSFetcher, logger: Logger) {
         self.source = source
         self.ring = ring
         self.settings = settings
-        self.fetcher = JWKSFetcher(group: group)
+        self.fetcher = fetcher
         self.logger = logger
     }
 

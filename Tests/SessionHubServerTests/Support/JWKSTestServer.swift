@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A tiny HTTP/1.1 server on a loopback port that answers every GET with the JWKS it holds
@@ -12,8 +13,12 @@ final class JWKSTestServer: Sendable {
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let channel: Mutex<(any Channel)?> = Mutex(nil)
 
-    init(jwks: Data) {
+    private let tls: NIOSSLContext?
+
+    /// Serves `jwks`, over TLS with `tls` when given.
+    init(jwks: Data, tls: NIOSSLContext? = nil) {
         body = Mutex(jwks)
+        self.tls = tls
     }
 
     /// Requests answered so far.
@@ -28,13 +33,16 @@ final class JWKSTestServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Responder(server: self))
                 }
             }
         let bound = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
         channel.withLock { $0 = bound }
-        return "http://127.0.0.1:\(bound.localAddress?.port ?? 0)/.well-known/jwks.json"
+        let port = bound.localAddress?.port ?? 0
+        // The throw-away certificate names localhost.
+        return tls == nil ? "http://127.0.0.1:\(port)/.well-known/jwks.json" : "https://localhost:\(port)/.well-known/jwks.json"
     }
 
     func stop() async {
