@@ -48,6 +48,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         // The process's services and signals (graceful shutdown); postgres-nio builds on it too.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // ES256 and RS256 signatures of identity-provider tokens (JWKS). Already in the closure
+        // through postgres-nio; any version it accepts will do.
+        .package(url: "https://github.com/apple/swift-crypto", "3.9.0"..<"5.0.0"),
     ],
     targets: [
         // System zlib, used by permessage-deflate (RFC 7692).
@@ -144,6 +147,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Dashboard/Static")],
             swiftSettings: strict
@@ -256,6 +263,9 @@ let package = Package(
                 "WebSocketTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),

@@ -25,13 +25,16 @@ public struct ReconnectPolicy: Sendable, Equatable {
 
     /// Whether a connection closed with `code` and `reason` is worth reconnecting: it dropped
     /// (no close frame), the hub is going away or restarting, the session moved to another node,
-    /// or the token expired (a fresh one comes from the token provider). Not after a close the
+    /// or the token expired (a fresh one comes from the token provider) or was signed with an
+    /// identity provider's key the hub has yet to load. Not after a close the
     /// client asked for, a protocol error, or a refusal of who the client is.
     public static func reconnects(afterClose code: Int?, reason: String) -> Bool {
         guard let code else { return true }
         switch code {
         case 1001, 1011, 1012, 1013, 1014: return true
-        case 1008: return reason.hasPrefix("token_expired")
+        // token_unknown_key: the identity provider rotated to a key the hub loads on its next
+        // JWKS reload, which that very refusal asks for.
+        case 1008: return reason.hasPrefix("token_expired") || reason.hasPrefix("token_unknown_key")
         default: return false
         }
     }

@@ -27,6 +27,9 @@ public final class HubServer: Sendable {
     /// The expiry wheel of the `/ws` connections.
     let expiries: TokenExpiryWheel
     private let clusterNode: ClusterNode?
+    /// Keeps the identity provider's keys current, when one is configured.
+    private let jwksRefresher: JWKSRefresher?
+    private let jwksTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -48,7 +51,8 @@ public final class HubServer: Sendable {
 
     /// Creates the hub on `persistence` (see ``HubPersistence/sqlite(path:logger:)``); call
     /// ``start()`` to listen.
-    /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
+    /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid; ``JWKSError`` when the
+    ///   identity provider's settings contradict each other.
     public init(configuration: HubServerConfiguration,
                 clock: any HubClock = SystemHubClock(),
                 persistence: HubPersistence,
@@ -79,7 +83,18 @@ public final class HubServer: Sendable {
         } else {
             clusterNode = nil
         }
-        let tokens = TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy)
+        let identity = configuration.identityProvider
+        var identityVerifier: IdentityProviderVerifier?
+        if let source = try identity.source() {
+            let ring = JWKSKeyRing()
+            jwksRefresher = JWKSRefresher(source: source, ring: ring, settings: identity, group: group, logger: logger)
+            identityVerifier = IdentityProviderVerifier(keys: ring, issuer: identity.issuer, audience: identity.audience,
+                                                        policy: configuration.tokenPolicy)
+        } else {
+            jwksRefresher = nil
+        }
+        let tokens = HubTokenVerifier(hub: TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy),
+                                      identityProvider: identityVerifier)
         let operators = OperatorConsole(hub: hub, tokens: tokens, clock: clock,
                                         storage: StorageProbe(persistence), logger: logger)
         self.operators = operators
@@ -136,10 +151,23 @@ public final class HubServer: Sendable {
     /// Rebuilds the sessions a crash left open in the journal (when it can be read back), runs
     /// the storage upkeep once, binds and listens; returns the bound port. Starts the
     /// once-a-second session clock (grace windows, live stats), the periodic upkeep and heap trim.
-    /// - Throws: when the journal cannot be read or the port cannot be bound.
+    /// - Throws: ``JWKSError`` when the identity provider's keys cannot be loaded; when the
+    ///   journal cannot be read or the port cannot be bound.
     @discardableResult
     public func start() async throws -> Int {
         let hub = self.hub
+        if let jwksRefresher {
+            try await jwksRefresher.reload()
+            let identity = configuration.identityProvider
+            if identity.audience == nil {
+                logger.warning("identity provider audience not set: what the provider issued for any of its apps is accepted")
+            }
+            logger.info("identity provider accepted", metadata: [
+                "jwks": "\(jwksRefresher.source)", "issuer": "\(identity.issuer ?? "any")",
+                "audience": "\(identity.audience ?? "any")",
+            ])
+            jwksTask.withLock { $0 = Task { await jwksRefresher.run() } }
+        }
         // A node joins its cluster first: a second process with the same node id stops here,
         // before it could rebuild (and so write to) the first one's sessions.
         try await clusterNode?.start()
@@ -195,6 +223,7 @@ public final class HubServer: Sendable {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }
+        jwksTask.withLock { $0?.cancel(); $0 = nil }
         // With live peers, a node hands its sessions over (their players resume on a peer)
         // instead of ending them; alone, it ends them.
         _ = await clusterNode?.handOver()

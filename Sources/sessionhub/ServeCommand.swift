@@ -144,13 +144,22 @@ struct ServeCommand: AsyncParsableCommand {
             }
             logger.info("storage", metadata: ["database": "\(database)"])
         }
-        let hub = try HubServer(configuration: configuration, persistence: persistence, logger: logger)
+        let hub: HubServer
+        do {
+            hub = try HubServer(configuration: configuration, persistence: persistence, logger: logger)
+        } catch let error as JWKSError {
+            logger.critical("invalid identity provider settings", metadata: ["code": "\(error.code)", "problem": "\(error)"])
+            throw ExitCode(78)
+        }
         let bound: Int
         do {
             bound = try await hub.start()
         } catch let error as NodeRegistryError {
             logger.critical("cannot join the cluster", metadata: ["error": "\(error)"])
             throw ExitCode(75)
+        } catch let error as JWKSError {
+            logger.critical("cannot load the identity provider's keys", metadata: ["code": "\(error.code)", "problem": "\(error)"])
+            throw ExitCode(78)
         }
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)

@@ -21,6 +21,7 @@ struct ReconnectPolicyTests {
         #expect(ReconnectPolicy.reconnects(afterClose: 1001, reason: "session_handed_over: node n1 is stopping"))
         #expect(ReconnectPolicy.reconnects(afterClose: 1012, reason: "session_moved: n2"))
         #expect(ReconnectPolicy.reconnects(afterClose: 1008, reason: "token_expired: token expired"))
+        #expect(ReconnectPolicy.reconnects(afterClose: 1008, reason: "token_unknown_key: token signed with a key the hub does not know (kid)"))
         #expect(!ReconnectPolicy.reconnects(afterClose: 1000, reason: "bye"))
         #expect(!ReconnectPolicy.reconnects(afterClose: 1008, reason: "token_invalid: bad signature"))
         #expect(!ReconnectPolicy.reconnects(afterClose: 1008, reason: "too_many_connections: at most 8 per user"))

@@ -28,6 +28,8 @@ import Testing
             #expect(setting.components.count == 2, "\(setting.key): group.name")
             if let value = setting.defaultValue {
                 #expect(setting.range.contains(value.asDouble), "\(setting.key) default \(value) outside its range")
+            } else if setting.kind == .text {
+                #expect(SettingsTable.defaultText(setting) == "none", "\(setting.key): an unset text shows as none")
             } else {
                 #expect(setting.derivedDefault != nil, "\(setting.key) has neither a default nor a derived one")
             }
@@ -38,10 +40,15 @@ import Testing
         // Writing a value distinct from the default changes that setting and no other.
         for setting in SettingsCatalog.all {
             var configuration = HubServerConfiguration(secret: [])
-            let value: SettingValue = setting.kind == .integer || setting.kind == .wholeSeconds
+            let value: SettingValue = setting.kind == .text ? .text("x")
+                : setting.kind == .integer || setting.kind == .wholeSeconds
                 ? .integer(Int(setting.range.lowerBound) + 1) : .number(setting.range.lowerBound + 0.5)
             setting.write(&configuration, value)
-            #expect(setting.value(in: configuration)?.asDouble == value.asDouble, "\(setting.key)")
+            if setting.kind == .text {
+                #expect(setting.value(in: configuration) == value, "\(setting.key)")
+            } else {
+                #expect(setting.value(in: configuration)?.asDouble == value.asDouble, "\(setting.key)")
+            }
             for other in SettingsCatalog.all where other.key != setting.key {
                 #expect(other.value(in: configuration) == other.defaultValue, "\(setting.key) also changed \(other.key)")
             }
@@ -109,6 +116,27 @@ import Testing
         }
         await #expect(throws: SettingsError.self) {
             try await load(SettingsSources(file: "/nonexistent/settings.json"))
+        }
+    }
+
+    /// Text settings (the identity provider's) come from flags, environment and file like the
+    /// numbers; a control character or an empty value is refused.
+    @Test func textSettingsLoadFromEverySource() async throws {
+        let file = try writeFile(#"{"token": {"issuer": "https://idp.example.com/", "audience": "from-file"}}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (configuration, report) = try await load(SettingsSources(
+            arguments: ["--token-jwks-url", "https://idp.example.com/.well-known/jwks.json"],
+            environment: ["SESSIONHUB_TOKEN_AUDIENCE": "my-game"], file: file))
+        #expect(configuration.identityProvider.jwksURL == "https://idp.example.com/.well-known/jwks.json")
+        #expect(configuration.identityProvider.audience == "my-game")
+        #expect(configuration.identityProvider.issuer == "https://idp.example.com/")
+        #expect(configuration.identityProvider.jwksFile == nil)
+        #expect(report.applied.map(\.key) == ["token.jwksUrl", "token.issuer", "token.audience"])
+        await #expect(throws: SettingsError.self) {
+            try await load(SettingsSources(environment: ["SESSIONHUB_TOKEN_ISSUER": "bad\u{1}"]))
+        }
+        await #expect(throws: SettingsError.self) {
+            try await load(SettingsSources(arguments: ["--token-audience="]))
         }
     }
 

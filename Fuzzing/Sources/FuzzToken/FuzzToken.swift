@@ -1,15 +1,15 @@
 import FuzzSupport
 import SessionHubServer
 
-/// The bearer-token parser (``TokenAuthority``) and resume tokens (``SignedResumeTokens``), through
-/// their public API.
+/// The bearer-token parser (``TokenAuthority``, and ``HubTokenVerifier`` with an identity
+/// provider's RS256/ES256 keys) and resume tokens (``SignedResumeTokens``), through their public API.
 ///
 /// Input: byte 0 = mode; bytes 1–2 = a mutation position; byte 3 = the mutation (and the minted
 /// token's lifetime); the rest = a token
 /// (mode bit 0 clear) or `sub\0name\0role` of a token the harness mints and then mutates (bit 0 set).
 ///
 /// Properties: nothing traps; an arbitrary string never verifies (no valid signature can be
-/// guessed), nor passes as a resume token; an accepted token has a non-empty `sub`, fields of at
+/// guessed), with the hub's secret or the identity provider's keys, nor passes as a resume token; an accepted token has a non-empty `sub`, fields of at
 /// most 128 bytes and an `exp` after `now`; a minted token verifies to its claims; a mutated
 /// minted token verifies only if its signed part is unchanged (so only the signature's spelling
 /// may differ); a resume token verifies for its own seat only.
@@ -27,6 +27,9 @@ public func fuzzToken(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let token = String(decoding: rest, as: UTF8.self)
         if let claims = try? authority.verify(token, now: now) {
             fuzzCheck(false, "an unsigned string verified: \(claims)")
+        }
+        if let claims = try? withIdentityProvider.verify(token, now: now) {
+            fuzzCheck(false, "an unsigned string verified with the identity provider's keys: \(claims)")
         }
         fuzzCheck(!resumeTokens.verify(token, sessionId: "s1", userId: "u1"), "a guessed resume token verified")
         return 0
@@ -92,6 +95,15 @@ private func isPlain(_ text: String) -> Bool {
 
 private let secret = Array("fuzzing-secret-0123456789abcdef".utf8)
 private let resumeTokens = SignedResumeTokens(secret: secret)
+
+/// An identity provider's public keys (a P-256 and an RSA 2048 key whose private halves are gone).
+private let identityJWKS = #"{"keys":[{"kty":"EC","crv":"P-256","kid":"fuzz-ec","x":"ZnFqJped6ZSWOUxQHE5cu69VmRuziIwxsVRRWyDUMZg","y":"4HB8beCpo89i6hNBhCvlai25ywUPRw_R5UNyhkHQpGw"},{"kty":"RSA","kid":"fuzz-rsa","n":"rumwcMflRxqzjU-PT647x6vXg0Y0HwX6p8xfzJ_DmCH_Qda_rMUtW0VDhd8kEL4SRQkVOgR9LxJdsGgrREqmJcyU_jLckPGvbuhA6mbTol59UKgiIX0TelFNanBNkVY3tGVkIpxbBtCEq4XzcFM6AYv_xsIqVnL0JnY2arZkgvmFgT18wI5AOp0o-bB6nTq6RsTxWtwCmM9hKWCIRJ44xrims0QbWeQyYwH2YB-JiEfT5iA2OvA5Uu_uwE26MA96NpuyNBNtMwuLcSwWV7rpNFLJS9iPN7jcC66rJo-V3b8C3oGT0wtA-p1SVZ5e8flYONLMGIMwZ04M-X4LAqLLsw","e":"AQAB"}]}"#
+private let withIdentityProvider: HubTokenVerifier = {
+    let ring = JWKSKeyRing()
+    // The set is fixed and valid; were it not, every token would be refused, which the checks allow.
+    if let set = try? JSONWebKeySet(data: Array(identityJWKS.utf8), source: "fuzz") { ring.replace(with: set) }
+    return HubTokenVerifier(hub: TokenAuthority(secret: secret), identityProvider: IdentityProviderVerifier(keys: ring))
+}()
 
 @main
 enum FuzzTokenMain {

@@ -8,7 +8,7 @@ import WebSocketTransport
 /// The HTTP JSON API: the caller's own profile, history and progress (bearer token), and the
 /// operator's premium switch (admin token). A user only ever reaches their own data.
 struct HubAPI: Sendable {
-    let tokens: TokenAuthority
+    let tokens: HubTokenVerifier
     let clock: any HubClock
     let stores: HubStores
     /// Largest request body accepted by the API, bytes (`http.maxApiBodySize`; the HTTP layer

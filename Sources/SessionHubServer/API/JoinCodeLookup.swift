@@ -17,7 +17,7 @@ import WebSocketTransport
 /// the last three with `Retry-After`.
 struct JoinCodeLookup: Sendable {
     let hub: Hub
-    let tokens: TokenAuthority
+    let tokens: HubTokenVerifier
     let clock: any HubClock
 
     /// Whether `path` is this route's.

@@ -7,7 +7,7 @@ import Synchronization
 /// is draining, and how many WebSocket connections are open.
 final class OperatorConsole: Sendable {
     let hub: Hub
-    let tokens: TokenAuthority
+    let tokens: HubTokenVerifier
     let clock: any HubClock
     let storage: StorageProbe
     let logger: Logger
@@ -18,7 +18,7 @@ final class OperatorConsole: Sendable {
     private let cluster = Mutex<(@Sendable () -> (node: String, admitted: Bool, reason: String?))?>(nil)
     private let relayed = Mutex<ClusterRelay?>(nil)
 
-    init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, storage: StorageProbe, logger: Logger) {
+    init(hub: Hub, tokens: HubTokenVerifier, clock: any HubClock, storage: StorageProbe, logger: Logger) {
         self.hub = hub
         self.tokens = tokens
         self.clock = clock
@@ -52,7 +52,7 @@ final class OperatorConsole: Sendable {
     /// dashboard's feed): `node:<id>`, valid one minute.
     func nodeToken() -> String {
         let now = Int(clock.now() / 1000)
-        return tokens.mint(TokenClaims(sub: "node:\(nodeId)", name: nodeId, iat: now, exp: now + 60, role: "admin"))
+        return tokens.hub.mint(TokenClaims(sub: "node:\(nodeId)", name: nodeId, iat: now, exp: now + 60, role: "admin"))
     }
 
     /// This node's id and whether its cluster lets it take new players (nil: not a cluster node).

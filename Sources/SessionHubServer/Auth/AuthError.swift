@@ -4,7 +4,8 @@ public enum AuthError: Error, Sendable, Hashable, CaseIterable, CustomStringConv
     case missing
     /// Not three base64url parts of JSON.
     case malformed
-    /// Not HS256.
+    /// Not HS256, nor RS256 or ES256 with an identity provider's keys configured; or the key its
+    /// `kid` names is for another algorithm.
     case unsupportedAlgorithm
     /// The signature does not match this hub's secret.
     case badSignature
@@ -18,6 +19,13 @@ public enum AuthError: Error, Sendable, Hashable, CaseIterable, CustomStringConv
     case notYetValid
     /// `exp - iat` over ``TokenPolicy/maxLifetimeSeconds``.
     case lifetimeTooLong
+    /// An RS256 or ES256 token whose `kid` names no key of the identity provider's JWKS (as last
+    /// loaded; a refresh is asked for), or without a `kid` where the set has several keys.
+    case unknownKey
+    /// `iss` is not the configured issuer (`token.issuer`).
+    case wrongIssuer
+    /// `aud` does not name the configured audience (`token.audience`).
+    case wrongAudience
 
     /// A stable snake_case code.
     public var code: String {
@@ -31,6 +39,9 @@ public enum AuthError: Error, Sendable, Hashable, CaseIterable, CustomStringConv
         case .controlCharacters: return "token_control_characters"
         case .notYetValid: return "token_not_yet_valid"
         case .lifetimeTooLong: return "token_lifetime"
+        case .unknownKey: return "token_unknown_key"
+        case .wrongIssuer: return "token_issuer"
+        case .wrongAudience: return "token_audience"
         }
     }
 
@@ -39,13 +50,16 @@ public enum AuthError: Error, Sendable, Hashable, CaseIterable, CustomStringConv
         switch self {
         case .missing: return "authentication required: present a bearer token"
         case .malformed: return "malformed token"
-        case .unsupportedAlgorithm: return "unsupported token algorithm (HS256 only)"
+        case .unsupportedAlgorithm: return "unsupported token algorithm (HS256, or RS256 and ES256 with the identity provider's keys)"
         case .badSignature: return "invalid token signature"
         case .expired: return "token expired"
         case .invalidClaims: return "invalid token claims"
         case .controlCharacters: return "control characters in sub or name"
         case .notYetValid: return "token issued in the future (iat)"
         case .lifetimeTooLong: return "token lifetime (exp - iat) too long"
+        case .unknownKey: return "token signed with a key the hub does not know (kid)"
+        case .wrongIssuer: return "token from another issuer (iss)"
+        case .wrongAudience: return "token for another audience (aud)"
         }
     }
 }

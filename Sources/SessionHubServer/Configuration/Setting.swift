@@ -13,6 +13,8 @@ public struct Setting: Sendable {
         case seconds
         /// Whole seconds.
         case wholeSeconds
+        /// Text (a path, a URL, a name); its ``Setting/range`` bounds its length in UTF-8 bytes.
+        case text
     }
 
     /// The dotted key, e.g. `session.maxTextLength`: a file's nested JSON object path, and the
@@ -29,7 +31,8 @@ public struct Setting: Sendable {
     public let onBreach: String
     /// When the default is computed at start (nil in the struct), how; shown instead of a value.
     public let derivedDefault: String?
-    /// Accepted values; anything else is refused at start with ``SettingsError/outOfRange(key:value:range:source:)``.
+    /// Accepted values (for ``Kind/text``: accepted lengths in UTF-8 bytes); anything else is
+    /// refused at start with ``SettingsError/outOfRange(key:value:range:source:)``.
     public let range: ClosedRange<Double>
     let read: @Sendable (HubServerConfiguration) -> SettingValue?
     let write: @Sendable (inout HubServerConfiguration, SettingValue) -> Void

@@ -47,6 +47,14 @@ public struct SettingCodec<Property>: Sendable {
         .init(kind: .wholeSeconds, encode: { .integer(Int($0)) }, decode: { Int64($0.asDouble) })
     }
 
+    /// Text held in a `String?` whose nil means "not set" (shown as `none`).
+    public static var optionalText: SettingCodec<String?> {
+        .init(kind: .text, encode: { $0.map { .text($0) } }, decode: { value in
+            if case .text(let text) = value { return text }
+            return value.description
+        })
+    }
+
     /// Whole seconds held in an `Int`.
     public static var wholeSeconds: SettingCodec<Int> {
         .init(kind: .wholeSeconds, encode: { .integer($0) }, decode: { Int($0.asDouble) })

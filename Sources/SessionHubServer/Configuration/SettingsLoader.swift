@@ -76,6 +76,7 @@ public enum SettingsLoader {
         case .flag, .file: components = setting.components
         }
         let key = AbsoluteConfigKey(components)
+        if setting.kind == .text { return try lookUpText(setting, key: key, in: provider, source: source) }
         let whole = setting.kind == .integer || setting.kind == .wholeSeconds
         let raw: LookupResult
         do {
@@ -104,6 +105,28 @@ public enum SettingsLoader {
         return (value, origin)
     }
 
+    /// A text setting: any string whose UTF-8 length is in the setting's range and that holds no
+    /// control character.
+    private static func lookUpText(_ setting: Setting, key: AbsoluteConfigKey, in provider: any ConfigProvider, source: Source)
+        throws(SettingsError) -> (value: SettingValue, origin: String)? {
+        let raw: LookupResult
+        do {
+            raw = try provider.value(forKey: key, type: .string)
+        } catch {
+            throw .invalidValue(key: setting.key, value: "?", source: describe(source, raw: nil, setting: setting), expected: "text")
+        }
+        guard let content = raw.value?.content else { return nil }
+        let origin = describe(source, raw: raw, setting: setting)
+        guard case .string(let text) = content else {
+            throw .invalidValue(key: setting.key, value: "\(content)", source: origin, expected: "text")
+        }
+        guard setting.range.contains(Double(text.utf8.count)),
+              !text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) else {
+            throw .outOfRange(key: setting.key, value: String(text.prefix(200)), range: rangeText(setting), source: origin)
+        }
+        return (.text(text), origin)
+    }
+
     private static func describe(_ source: Source, raw: LookupResult?, setting: Setting) -> String {
         switch source {
         case .flag: return "flag \(raw?.encodedKey ?? flagName(for: setting))"
@@ -114,6 +137,9 @@ public enum SettingsLoader {
 
     static func rangeText(_ setting: Setting) -> String {
         func show(_ bound: Double) -> String { SettingValue.number(bound).description }
+        if setting.kind == .text {
+            return "text of \(show(setting.range.lowerBound))…\(show(setting.range.upperBound)) bytes"
+        }
         return "\(show(setting.range.lowerBound))…\(show(setting.range.upperBound))"
     }
 

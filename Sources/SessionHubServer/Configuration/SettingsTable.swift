@@ -32,7 +32,7 @@ public enum SettingsTable {
     public static func effective(_ configuration: HubServerConfiguration, report: SettingsReport) -> String {
         let width = SettingsCatalog.all.map(\.key.count).max() ?? 0
         return SettingsCatalog.all.map { setting in
-            let value = setting.value(in: configuration).map { show($0, setting) } ?? (setting.derivedDefault ?? "—")
+            let value = setting.value(in: configuration).map { show($0, setting) } ?? defaultText(setting)
             let origin = report.applied.first { $0.key == setting.key }.map { "  (\($0.source))" } ?? ""
             return setting.key.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + origin
         }.joined(separator: "\n") + "\n"
@@ -41,10 +41,12 @@ public enum SettingsTable {
     /// The default as the table shows it, with its unit.
     static func defaultText(_ setting: Setting) -> String {
         if let value = setting.defaultValue { return show(value, setting) }
+        if setting.kind == .text { return setting.derivedDefault ?? "none" }
         return setting.derivedDefault ?? "—"
     }
 
     static func show(_ value: SettingValue, _ setting: Setting) -> String {
+        if case .text(let text) = value { return text }
         switch setting.unit {
         case "bytes":
             let bytes = Int(value.asDouble)

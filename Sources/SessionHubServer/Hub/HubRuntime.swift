@@ -7,7 +7,7 @@ import Logging
 /// a pointer to it rather than a copy each.
 final class HubRuntime: Sendable {
     let hub: Hub
-    let tokens: TokenAuthority
+    let tokens: HubTokenVerifier
     let clock: any HubClock
     let limits: HubConnectionLimits
     let decoder: ClientMessageDecoder
@@ -23,7 +23,7 @@ final class HubRuntime: Sendable {
     /// The expiry timer every authenticated connection shares.
     let expiries: TokenExpiryWheel
 
-    init(hub: Hub, tokens: TokenAuthority, clock: any HubClock, limits: HubConnectionLimits,
+    init(hub: Hub, tokens: HubTokenVerifier, clock: any HubClock, limits: HubConnectionLimits,
          decoder: ClientMessageDecoder, logger: Logger, account: AccountRequests, channels: UserChannels,
          metrics: HubMetrics) {
         self.hub = hub

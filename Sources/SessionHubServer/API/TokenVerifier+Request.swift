@@ -1,7 +1,7 @@
 import HubDomain
 import WebSocketTransport
 
-extension TokenAuthority {
+extension TokenVerifier {
     /// The claims of the bearer token an HTTP request carries, verified at `clock`'s time;
     /// 401 in the API's error shape without one or with one that does not verify.
     func authenticate(_ request: HTTPRequest, clock: any HubClock) throws(APIError) -> TokenClaims {
