@@ -111,8 +111,9 @@ struct SeedModelsIntegrationTests {
             _ = try #require(await ben.expect("joined"))
             ana.send(["type": "say", "id": "a1", "textNative": "Bonsoir, bienvenue à l'hôtel.", "textTranslated": ""])
             _ = try #require(await ben.expect("line"))
+            #expect(await ana.expect("line")?.string("ref") == "a1")  // her own line, acknowledged
             ben.send(["type": "say", "id": "b1", "textNative": "Bonsoir, je ai une réservation.", "textTranslated": ""])
-            _ = try #require(await ana.expect("line"))
+            #expect(await ana.expect("line")?.object("line")?.string("speakerId") == "ben")
             ana.send(["type": "recast", "id": "r", "lineId": "l2", "correctedText": "Bonsoir, j'ai une réservation.",
                       "issueTypes": ["grammar"]])
             _ = try #require(await ben.expect("recast"))
