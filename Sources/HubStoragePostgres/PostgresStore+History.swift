@@ -66,7 +66,7 @@ extension PostgresStore: HistoryRepository {
                                          duration_seconds, line_count, xp_earned, body)
                     VALUES (\(userId), \(session.sessionId), \(session.timestamp), \(session.scenarioTitle),
                             \(session.targetLanguage), \(session.durationSeconds), \(session.dialogLines.count),
-                            \(session.stats?.xpEarned ?? 0), \(body))
+                            0, \(body))
                     ON CONFLICT (user_id, session_id) DO NOTHING RETURNING 1
                     """, logger: logger) { inserted = true }
                 if inserted { return .created(session) }

@@ -74,7 +74,8 @@ public actor RemoteHistoryRepository {
             guard let stored = try? JSONDecoder().decode(HistorySession.self, from: response.body) else {
                 return .error(.networkError)
             }
-            await refresh()
+            // Put in its place in the list at hand (no refetch of the whole history).
+            if current != nil { place(stored) } else { await refreshIfObserved() }
             return .success(stored)
         case 403 where response.errorCode == "feature_locked":
             return .error(.featureLocked)
@@ -155,13 +156,20 @@ public actor RemoteHistoryRepository {
         guard current != nil, let sessionId, let escaped = sessionId.addingPercentEncoding(withAllowedCharacters: Self.unreserved)
         else { return await refresh() }
         guard let response = try? await http.get("/api/history/\(escaped)"), response.status == 200,
-              let session = try? JSONDecoder().decode(HistorySession.self, from: response.body), let list = current else {
+              let session = try? JSONDecoder().decode(HistorySession.self, from: response.body), current != nil else {
             return await refresh()
         }
+        place(session)
+    }
+
+    /// Puts `session` in its place in the current list (replacing an entry with its id) and
+    /// publishes the list.
+    private func place(_ session: HistorySession) {
+        guard let list = current else { return }
         // Most recent first: by timestamp, then sessionId, both descending (the hub's order).
         var merged = list.filter { $0.sessionId != session.sessionId }
-        let place = merged.firstIndex { ($0.timestamp, $0.sessionId) < (session.timestamp, session.sessionId) } ?? merged.count
-        merged.insert(session, at: place)
+        let index = merged.firstIndex { ($0.timestamp, $0.sessionId) < (session.timestamp, session.sessionId) } ?? merged.count
+        merged.insert(session, at: index)
         version += 1
         publish(merged, asOf: version)
     }
@@ -182,9 +190,10 @@ public actor RemoteHistoryRepository {
         observers[id] = nil
     }
 
-    /// Makes `list` current unless a newer version was published since `asOf`.
+    /// Makes `list` current unless the list changed (a save, delete or clear) since `asOf`: a
+    /// fetch that started before a change never overwrites it, published or not.
     private func publish(_ list: [HistorySession], asOf: Int) {
-        guard asOf >= published else { return }
+        guard asOf >= published, asOf == version else { return }
         published = asOf
         current = list
         for observer in observers.values { observer.yield(list) }

@@ -287,15 +287,13 @@ public actor SessionHubClient {
                 resendOutbox()
             }
             return .resumed
-        } catch SessionHubClientError.refused(let code, _, _)
-                    where code == HubError.Code.invalidResumeToken.rawValue && resumeAnswerLost
-                    && staleTokenRetries < Self.staleTokenRetryLimit {
-            // The answer to an earlier resume, with the token that replaced ours, was lost with
-            // its connection; the hub takes our token again once it notices that connection is
-            // gone, so this refusal is tried again after the backoff.
-            staleTokenRetries += 1
-            return .retry
         } catch SessionHubClientError.refused(let code, let message, let retryAfter) where Self.finalResumeRefusals.contains(code) {
+            if code == HubError.Code.invalidResumeToken.rawValue, resumeAnswerLost, staleTokenMayStillWork() {
+                // The answer to an earlier resume, with the token that replaced ours, was lost
+                // with its connection; the hub takes our token again once it notices that
+                // connection is gone, so this refusal is tried again after the backoff.
+                return .retry
+            }
             // The seat is gone (grace window over, session ended, …): the client stays in the
             // lobby; the hub's `error` went out on `events` like every message.
             awaitingResume = false
@@ -303,18 +301,32 @@ public actor SessionHubClient {
             forget()
             return .seatGone
         } catch {
-            if case SessionHubClientError.connectionClosed = error { resumeAnswerLost = true }
+            switch error {
+            case SessionHubClientError.connectionClosed, SessionHubClientError.timedOut: resumeAnswerLost = true
+            default: break
+            }
             return .retry
         }
     }
 
-    /// Whether a `resume` went out and its connection closed before the answer came: the hub may
-    /// have replaced the token we hold with one we never got.
+    /// Whether a `resume` went out and no answer came (its connection closed, or it timed out):
+    /// the hub may have replaced the token we hold with one we never got.
     private var resumeAnswerLost = false
-    /// `invalid_resume_token` refusals tried again since ``resumeAnswerLost`` was set.
-    private var staleTokenRetries = 0
-    /// How many of those are tried again before the seat counts as gone.
-    private static let staleTokenRetryLimit = 5
+    /// Until when `invalid_resume_token` after such a lost answer is tried again.
+    private var staleTokenDeadline: ContinuousClock.Instant?
+
+    /// Whether the token we hold may still open the seat: the hub accepts it again once it
+    /// notices that the connection the lost answer went to is gone, which for a connection that
+    /// died silently takes up to its ping timeout. Tried for the hub's grace window (from
+    /// `welcome.limits.graceSeconds`, 30 s if absent) plus a minute, from the first refusal.
+    private func staleTokenMayStillWork() -> Bool {
+        let now = ContinuousClock.now
+        if staleTokenDeadline == nil {
+            let grace = welcome?.limits["graceSeconds"] ?? 30
+            staleTokenDeadline = now + .seconds(grace + 60)
+        }
+        return staleTokenDeadline.map { now < $0 } ?? false
+    }
 
     /// After a replay reaches this `seq`, the outbox is sent again.
     private var resendAfter: Int?
@@ -612,7 +624,7 @@ public actor SessionHubClient {
         resumeToken = token
         isInSession = true
         resumeAnswerLost = false
-        staleTokenRetries = 0
+        staleTokenDeadline = nil
     }
 
     private func forget() {

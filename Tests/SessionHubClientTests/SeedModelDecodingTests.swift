@@ -32,9 +32,13 @@ struct SeedModelDecodingTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(UserProgress.self, from: data) }
     }
 
-    @Test func anUnknownEnumValueOrAMissingCurrentLanguageFails() throws {
+    @Test func anInterestThisVersionDoesNotKnowIsLeftOutAndAMissingCurrentLanguageFails() throws {
         let unknown = Self.profile.replacingOccurrences(of: "\"FOOD\"", with: "\"KNITTING\"")
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(UserProfile.self, from: Data(unknown.utf8)) }
+        let decoded = try JSONDecoder().decode(UserProfile.self, from: Data(unknown.utf8))
+        let known = try JSONDecoder().decode(UserProfile.self, from: Data(Self.profile.utf8))
+        #expect(decoded.interests == known.interests.filter { $0 != .food })
+        let speed = Self.profile.replacingOccurrences(of: "\"NORMAL\"", with: "\"WARP\"")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(UserProfile.self, from: Data(speed.utf8)) }
         let missing = Self.profile.replacingOccurrences(of: "\"currentTargetLanguage\":\"fr\",", with: "")
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(UserProfile.self, from: Data(missing.utf8)) }
     }

@@ -288,4 +288,39 @@ struct HistoryPostIntegrationTests {
             #expect(again.json?["deleted"] as? Int == 0)
         }
     }
+
+    @Test("Stored as a live session keeps it: trimmed texts, canonical language, no XP of the app's in listings; ids with ':' reachable escaped")
+    func postedSessionsAreNormalisedAndReachable() async throws {
+        try await Self.withHub { port in
+            try await setPremium(port, "pia")
+            let token = HubTestServer.token("pia")
+            var body = Self.appSession("app:1", at: Self.now, text: "  Un café, por favor.  ")
+            body["targetLanguage"] = "es-mx"
+            body["stats"] = ["sessionId": "app:1", "startedAt": Self.now - 95_000, "endedAt": Self.now, "mode": "SOLO",
+                             "scenarioId": "ordering-coffee", "linesSpoken": 2, "wordsEncountered": 8, "newVocabulary": 8,
+                             "errorsDetected": 0, "errorsCorrected": 0, "xpEarned": 999_999,
+                             "xpBreakdown": ["dialogCompletion": 0, "vocabularyBonus": 0, "accuracyBonus": 0,
+                                             "collaborationBonus": 0, "streakBonus": 0]] as [String: Any]
+            let created = try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: body)
+            #expect(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+            #expect(created.json?["targetLanguage"] as? String == "es-MX")
+            let lines = created.json?["dialogLines"] as? [[String: Any]]
+            #expect(lines?.first?["textNative"] as? String == "Un café, por favor.")
+            // The same body again is the same session (compared after the same normalisation).
+            #expect(try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: body).status == 200)
+            let list = try await HTTPTestClient.request("GET", port: port, "/api/history", token: token)
+            #expect((list.json?["sessions"] as? [[String: Any]])?.first?["xpEarned"] as? Int == 0)
+
+            var empty = Self.appSession("app-2", at: Self.now, text: "   ")
+            empty["targetLanguage"] = "es"
+            let refused = try await HTTPTestClient.request("POST", port: port, "/api/history", token: token, body: empty)
+            #expect(refused.status == 400)
+            #expect(refused.json?["code"] as? String == "empty_text")
+
+            // An id with ':' percent-escaped in the path (as the client sends it) is found and deleted.
+            #expect(try await HTTPTestClient.request("GET", port: port, "/api/history/app%3A1", token: token).status == 200)
+            #expect(try await HTTPTestClient.request("DELETE", port: port, "/api/history/app%3A1", token: token).status == 204)
+            #expect(try await HTTPTestClient.request("GET", port: port, "/api/history/app:1", token: token).status == 404)
+        }
+    }
 }

@@ -191,8 +191,8 @@ public actor LiveSession {
         if let clientId, let earlier = clientLines[ClientLineKey(speakerId: userId, clientId: clientId)] {
             throw HubError(.duplicateLine, "clientId \(clientId) was already accepted as line \(earlier.lineId) (seq \(earlier.seq))")
         }
-        let native = try validatedText(textNative, field: "textNative")
-        let translated = try validatedText(textTranslated, field: "textTranslated", allowEmpty: true)
+        let native = try configuration.validatedText(textNative, field: "textNative")
+        let translated = try configuration.validatedText(textTranslated, field: "textTranslated", allowEmpty: true)
         guard !goalReached else { throw HubError(.sessionEnded, "the scenario's goal was reached; the session is ending") }
         guard lines.count < configuration.maxLinesPerSession else {
             throw HubError(.sessionLimit, "the session holds its maximum of \(configuration.maxLinesPerSession) lines")
@@ -217,7 +217,7 @@ public actor LiveSession {
         guard let lineAt = lineIndex[lineId] else { throw HubError(.unknownLine, "no line \(lineId.prefix(64)) in this session") }
         let line = lines[lineAt]
         guard line.speakerId != userId else { throw HubError(.notAllowed, "you cannot recast your own line") }
-        let corrected = try validatedText(correctedText, field: "correctedText")
+        let corrected = try configuration.validatedText(correctedText, field: "correctedText")
         var note: String?
         if let explanation, !explanation.isEmpty {
             guard explanation.count <= configuration.maxExplanationLength else {
@@ -420,15 +420,6 @@ public actor LiveSession {
         return index
     }
 
-    private func validatedText(_ text: String, field: String, allowEmpty: Bool = false) throws(HubError) -> String {
-        let trimmed = text.trimmingWhitespace()
-        if trimmed.isEmpty && !allowEmpty { throw HubError(.emptyText, "\(field) must not be empty") }
-        guard trimmed.count <= configuration.maxTextLength else {
-            throw HubError(.textTooLong, "\(field) is longer than \(configuration.maxTextLength) characters")
-        }
-        return trimmed
-    }
-
     /// The role held by the fewest present players, ties going to scenario order.
     private func nextRole() -> String {
         var holders: [String: Int] = [:]
@@ -626,14 +617,5 @@ public actor LiveSession {
             drainWaiters.removeAll()
             for waiter in waiters { waiter.resume(returning: true) }
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        var scalars = Substring(self)
-        while let first = scalars.first, first.isWhitespace { scalars = scalars.dropFirst() }
-        while let last = scalars.last, last.isWhitespace { scalars = scalars.dropLast() }
-        return String(scalars)
     }
 }

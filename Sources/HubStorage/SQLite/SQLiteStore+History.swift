@@ -68,7 +68,7 @@ extension SQLiteStore: HistoryRepository {
                 """, [
                     .text(userId), .text(session.sessionId), .integer(session.timestamp), .text(session.scenarioTitle),
                     .text(session.targetLanguage), .int(session.durationSeconds), .int(session.dialogLines.count),
-                    .int(session.stats?.xpEarned ?? 0), .blob(try Self.encode(session)),
+                    .int(0), .blob(try Self.encode(session)),  // XP in listings is the hub's own
                 ])
             return .created(session)
         }

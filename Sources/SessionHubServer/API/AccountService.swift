@@ -65,7 +65,7 @@ struct AccountService: Sendable {
     /// answered as stored, never replaced.
     func saveHistorySession(_ session: HistorySession, userId: String) async throws -> (created: Bool, session: HistorySession) {
         try await requirePremium(userId)
-        try postedSessions.check(session, now: clock.now())
+        let session = try postedSessions.checked(session, now: clock.now())
         switch try await stores.history.addSession(userId: userId, session: session) {
         case .created(let stored): return (true, stored)
         case .unchanged(let stored): return (false, stored)

@@ -37,7 +37,9 @@ struct HubAPI: Sendable {
     }
 
     private func route(_ request: HTTPRequest, claims: TokenClaims) async throws -> HTTPResponse {
-        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // Segments percent-decoded: a client may escape characters of an id (`:` as `%3A`).
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { $0.removingPercentEncoding ?? String($0) }
         let method = request.head.method
         func notAllowed() -> APIError {
             APIError(.methodNotAllowed, "method_not_allowed", "\(method) is not allowed on \(request.path.prefix(100))")
