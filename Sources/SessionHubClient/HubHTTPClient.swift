@@ -65,7 +65,7 @@ public struct HubHTTPClient: Sendable {
         }
     }
 
-    /// How long a request may take, connecting included. Default 10 s.
+    /// How long a request may take, connecting included (the token provider's own time aside). Default 10 s.
     public var timeout: Duration
     /// Largest answer body read; a larger one fails the call. Default 32 MiB.
     public var maxResponseBytes = 32 << 20
@@ -155,6 +155,9 @@ public struct HubHTTPClient: Sendable {
         } catch {
             throw SessionHubClientError.transport("no token: \(error)")
         }
+        guard !path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else {
+            throw SessionHubClientError.transport("the path \(path.debugDescription) holds a space or control character")
+        }
         var requestHead = HTTPRequestHead(version: .http1_1, method: method, uri: path.hasPrefix("/") ? path : "/" + path)
         requestHead.headers.add(name: "Host", value: hostHeader)
         requestHead.headers.add(name: "Authorization", value: "Bearer \(bearer)")
@@ -168,8 +171,9 @@ public struct HubHTTPClient: Sendable {
         }
         let request = "\(method) \(path)"
         let head = requestHead
+        // One deadline for connecting and the exchange together (the token provider's time aside).
+        let deadline = ContinuousClock.now + timeout
         let channel = try await connect()
-        let timeout = self.timeout
         let limit = maxResponseBytes
         return try await withThrowingTaskGroup(of: Response?.self) { group in
             group.addTask {
@@ -182,15 +186,20 @@ public struct HubHTTPClient: Sendable {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try await Task.sleep(until: deadline)
                 channel.channel.close(promise: nil)
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let response = first else {
+            do {
+                guard let first = try await group.next(), let response = first else {
+                    throw SessionHubClientError.timedOut(request: request)
+                }
+                return response
+            } catch where ContinuousClock.now >= deadline {
+                // The timer closed the connection under the exchange: a timeout, not a transport failure.
                 throw SessionHubClientError.timedOut(request: request)
             }
-            return response
         }
     }
 
