@@ -49,7 +49,7 @@ extension PostgresStore: ProgressRepository {
                                         currentStreak: current, longestStreak: longest, lastActivityDate: last,
                                         totalSessions: sessions, soloSessions: solo, multiplayerSessions: multi,
                                         totalMinutesPlayed: minutes, successfulRepairs: repairs, helpGiven: help,
-                                        teamWins: wins)
+                                        teamWins: wins, dailyGoalMinutes: goal)
             result.append((ProgressRow(progress: progress, weekStart: week, todayDay: todayDay,
                                        todaySeconds: Int(todaySeconds)), goal))
         }

@@ -1,3 +1,5 @@
+import HubDomain
+
 extension SessionHubClient {
     /// The player's profile: `GET /api/profile` (docs/API.md) on the hub's host and port
     /// (`https` for a `wss` URL), with a fresh token. Needs no WebSocket connection.

@@ -1,3 +1,5 @@
+import HubDomain
+
 /// One stored row of progress: the counters of ``UserProgress`` kept as of the learner's last
 /// session, and what rolls over with time (the ISO week of `weeklyXP`, the UTC day of today's
 /// seconds).

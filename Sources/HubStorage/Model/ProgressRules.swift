@@ -12,7 +12,7 @@ package enum ProgressRules {
     package static func adding(_ session: EndedSession, _ participant: EndedParticipant, userId: String, language: String,
                                to stored: ProgressRow?, streak: (Int64) throws -> Int) rethrows -> ProgressRow {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
-        var row = stored ?? ProgressRow(progress: .empty(userId: userId, language: language), weekStart: nil,
+        var row = stored ?? ProgressRow(progress: .empty(userId: userId, language: language, dailyGoalMinutes: UserProfile.defaultDailyGoalMinutes), weekStart: nil,
                                         todayDay: nil, todaySeconds: 0)
         let xp = participant.figures.stats.xpEarned
 

@@ -59,7 +59,8 @@ extension SQLiteStore: ProgressRepository {
                                    longestStreak: row.int(6), lastActivityDate: row.optionalString(7),
                                    totalSessions: row.int(8), soloSessions: row.int(9), multiplayerSessions: row.int(10),
                                    totalMinutesPlayed: row.int(11), successfulRepairs: row.int(12),
-                                   helpGiven: row.int(13), teamWins: row.int(14)),
+                                   helpGiven: row.int(13), teamWins: row.int(14),
+                                   dailyGoalMinutes: UserProfile.defaultDailyGoalMinutes),
             weekStart: row.optionalInt64(15), todayDay: row.optionalInt64(16), todaySeconds: row.int(17))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HubDomain
 import SessionHubClient
 
 /// Decodes and fetches hub bodies with the client library's model types (a file of its own: the

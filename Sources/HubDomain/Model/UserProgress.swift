@@ -1,5 +1,3 @@
-import HubDomain
-
 /// A learner's progress in one language, field for field the SDK's `UserProgress` (the 22
 /// fields of docs/API.md, "`GET /api/progress`"). Streaks, weekly XP and today's minutes count
 /// UTC days and ISO weeks; the vocabulary figures come from the learner's per-word SM-2 state
@@ -39,11 +37,12 @@ public struct UserProgress: Codable, Sendable, Equatable {
     /// 0–100: the way from `estimatedCEFR`'s threshold to the next level's (100 at C2).
     public var cefrProgressPercent: Int
 
-    /// Zero progress.
-    public static func empty(userId: String, language: String) -> UserProgress {
+    /// Zero progress, with the learner's daily goal.
+    public static func empty(userId: String, language: String, dailyGoalMinutes: Int) -> UserProgress {
         UserProgress(userId: userId, language: language, totalXP: 0, weeklyXP: 0, currentLevel: 1, currentStreak: 0,
                      longestStreak: 0, lastActivityDate: nil, totalSessions: 0, soloSessions: 0,
-                     multiplayerSessions: 0, totalMinutesPlayed: 0, successfulRepairs: 0, helpGiven: 0, teamWins: 0)
+                     multiplayerSessions: 0, totalMinutesPlayed: 0, successfulRepairs: 0, helpGiven: 0, teamWins: 0,
+                     dailyGoalMinutes: dailyGoalMinutes)
     }
 
     /// Creates a record; the fields after `teamWins` default to a learner without vocabulary
@@ -51,7 +50,7 @@ public struct UserProgress: Codable, Sendable, Equatable {
     public init(userId: String, language: String, totalXP: Int, weeklyXP: Int, currentLevel: Int, currentStreak: Int,
                 longestStreak: Int, lastActivityDate: String?, totalSessions: Int, soloSessions: Int,
                 multiplayerSessions: Int, totalMinutesPlayed: Int, successfulRepairs: Int, helpGiven: Int, teamWins: Int,
-                todayMinutes: Int = 0, dailyGoalMinutes: Int = UserProfile.defaultDailyGoalMinutes,
+                todayMinutes: Int = 0, dailyGoalMinutes: Int,
                 totalWordsLearned: Int = 0, wordsDueForReview: Int = 0, vocabularyMasteryPercent: Int = 0,
                 estimatedCEFR: CEFRLevel = .a1, cefrProgressPercent: Int = 0) {
         self.userId = userId
