@@ -88,7 +88,7 @@ public final class HubServer: Sendable {
         if let source = try identity.source() {
             let ring = JWKSKeyRing()
             jwksRefresher = JWKSRefresher(source: source, ring: ring, settings: identity, group: group, logger: logger)
-            identityVerifier = IdentityProviderVerifier(keys: ring, issuer: identity.issuer, audience: identity.audience,
+            identityVerifier = IdentityProviderVerifier(keys: ring, issuer: identity.issuer, audience: identity.requiredAudience,
                                                         policy: configuration.tokenPolicy)
         } else {
             jwksRefresher = nil
@@ -159,12 +159,15 @@ public final class HubServer: Sendable {
         if let jwksRefresher {
             try await jwksRefresher.reload()
             let identity = configuration.identityProvider
-            if identity.audience == nil {
-                logger.warning("identity provider audience not set: what the provider issued for any of its apps is accepted")
+            if identity.requiredAudience == nil {
+                logger.warning("identity provider audience is *: what the provider issued for any of its apps is accepted")
+            }
+            if identity.issuer == nil {
+                logger.warning("identity provider issuer not set: any issuer signing with these keys is accepted")
             }
             logger.info("identity provider accepted", metadata: [
                 "jwks": "\(jwksRefresher.source)", "issuer": "\(identity.issuer ?? "any")",
-                "audience": "\(identity.audience ?? "any")",
+                "audience": "\(identity.requiredAudience ?? "any")",
             ])
             jwksTask.withLock { $0 = Task { await jwksRefresher.run() } }
         }

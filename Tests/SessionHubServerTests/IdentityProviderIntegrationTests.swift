@@ -86,6 +86,7 @@ struct IdentityProviderIntegrationTests {
                                                                   learners: InMemoryLearnerRecords()),
                                      adjust: { configuration in
             configuration.identityProvider.jwksURL = url
+            configuration.identityProvider.audience = IdentityProviderSettings.anyAudience
             configuration.identityProvider.minRefreshSeconds = 1
         }) { port, _ in
             #expect(idp.requests == 1)

@@ -162,6 +162,13 @@ import Testing
         // Keys the hub does not use are skipped, not refused.
         let mixed = #"{"keys": [{"kty": "EC", "crv": "P-384", "x": "AA", "y": "AA"}, \#(String(decoding: try JSONSerialization.data(withJSONObject: ec.jwk), as: UTF8.self))]}"#
         #expect(try JSONWebKeySet(data: Array(mixed.utf8), source: "t").kids == ["ec-1"])
+        // One invalid key of a supported type beside a good one: the good one is used, the bad
+        // one reported (a provider's odd legacy key does not block the others, nor a rotation).
+        let withBad = #"{"keys": [{"kty": "RSA", "kid": "old", "n": "\#(small)", "e": "AQAB"}, \#(String(decoding: try JSONSerialization.data(withJSONObject: ec.jwk), as: UTF8.self))]}"#
+        let set = try JSONWebKeySet(data: Array(withBad.utf8), source: "t")
+        #expect(set.kids == ["ec-1"])
+        #expect(set.skipped.map(\.kid) == ["old"])
+        #expect(set.skipped.first?.error.code == "jwks_bad_key")
     }
 
     @Test func settingsThatContradictEachOtherAreRefused() throws {
@@ -172,9 +179,20 @@ import Testing
         settings.jwksURL = "https://idp.example.com/jwks"
         #expect((try? settings.source()) == nil)
         settings.jwksFile = nil
+        // A JWKS without an audience is refused; `*` accepts any, knowingly.
+        #expect(throws: JWKSError.self) { try settings.source() }
+        settings.audience = IdentityProviderSettings.anyAudience
+        #expect(settings.requiredAudience == nil)
         #expect(try settings.source() == .url(JWKSURL("https://idp.example.com/jwks")!))
+        settings.audience = "my-game"
+        #expect(settings.requiredAudience == "my-game")
         settings.jwksURL = "ftp://idp.example.com/jwks"
         #expect(throws: JWKSError.self) { try settings.source() }
+        // Plain http only to a loopback address.
+        settings.jwksURL = "http://idp.example.com/jwks"
+        #expect(throws: JWKSError.self) { try settings.source() }
+        settings.jwksURL = "http://127.0.0.1:8081/jwks"
+        #expect(try settings.source() == .url(JWKSURL("http://127.0.0.1:8081/jwks")!))
         #expect(JWKSURL("https://[::1]:8443/.well-known/jwks.json?x=1")?.target == "/.well-known/jwks.json?x=1")
         #expect(JWKSURL("https://[::1]:8443/jwks")?.host == "::1")
         #expect(JWKSURL("http://user:pw@idp/jwks") == nil)

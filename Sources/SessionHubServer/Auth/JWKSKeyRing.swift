@@ -35,15 +35,17 @@ public final class JWKSKeyRing: Sendable {
         }
     }
 
-    /// The keys that may have signed a token of `algorithm` with `kid`: those with that `kid`
-    /// (every key of the algorithm when the token names none).
+    /// The keys that may have signed a token of `algorithm` with `kid`: those with that `kid`;
+    /// for a token that names none, the set's only key of the algorithm (with several, which one
+    /// signed is unknown, and trying each would let a token without `kid` cost many signature
+    /// checks).
     /// - Throws: `unknownKey` when none has that `kid` (an early refresh is asked for);
     ///   `unsupportedAlgorithm` when the keys with that `kid` are for another algorithm.
     func candidates(kid: String?, algorithm: JSONWebKey.Algorithm) throws(AuthError) -> [JSONWebKey] {
         let keys = self.keys
         guard let kid else {
             let matching = keys.filter { $0.algorithm == algorithm }
-            guard !matching.isEmpty else { throw .unknownKey }
+            guard matching.count == 1 else { throw .unknownKey }
             return matching
         }
         let named = keys.filter { $0.kid == kid }

@@ -51,6 +51,10 @@ public final class JWKSRefresher: Sendable {
         ring.replace(with: set)
         state.withLock { $0.lastContent = content }
         logger.info("identity provider keys loaded", metadata: ["source": "\(source)", "kids": "\(set.kids.joined(separator: ","))"])
+        for (kid, error) in set.skipped {
+            logger.warning("identity provider key skipped", metadata: ["kid": "\(kid.prefix(100))", "code": "\(error.code)",
+                                                                         "reason": "\(error)"])
+        }
         return true
     }
 

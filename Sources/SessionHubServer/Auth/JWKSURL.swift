@@ -28,6 +28,12 @@ public struct JWKSURL: Sendable, Equatable, CustomStringConvertible {
         self.target = target
     }
 
+    /// Whether the host is a loopback address or `localhost`.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+    }
+
     /// The URL as given back: scheme, host, port, target.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
