@@ -10,8 +10,8 @@ struct ProfileStoreTests {
         try await backend.with { (store: any TestStore) async throws in
             #expect(try await store.profile(userId: "ana") == nil)
             let profile = UserProfile(id: "ana", displayName: "Ana Ñúñez", nativeLanguage: "pt",
-                                      targetLanguages: [TargetLanguage(code: "es", proficiencyLevel: "B1", startedAt: 5),
-                                                        TargetLanguage(code: "ja", proficiencyLevel: "A1", startedAt: 9)],
+                                      targetLanguages: [TargetLanguage(code: "es", proficiencyLevel: .b1, startedAt: 5),
+                                                        TargetLanguage(code: "ja", proficiencyLevel: .a1, startedAt: 9)],
                                       currentTargetLanguage: "ja", interests: [.food, .travel], learningGoals: [.career],
                                       dailyGoalMinutes: 25, voiceSpeed: .slow, showTranslations: .onTap, isPremium: false,
                                       onboardingCompleted: true, createdAt: 1_000, lastActiveAt: 2_000)

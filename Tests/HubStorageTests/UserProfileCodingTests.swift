@@ -1,3 +1,4 @@
+import HubDomain
 import Foundation
 import HubStorage
 import Testing

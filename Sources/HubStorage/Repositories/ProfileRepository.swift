@@ -1,3 +1,5 @@
+import HubDomain
+
 /// Learner profiles (the SDK's repository pattern).
 public protocol ProfileRepository: Sendable {
     /// The profile, or nil for a user never seen.

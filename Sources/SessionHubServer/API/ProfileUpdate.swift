@@ -8,7 +8,7 @@ import HubStorage
 struct ProfileUpdate: Decodable {
     var displayName: String?
     var nativeLanguage: String?
-    var targetLanguages: [TargetLanguage]?
+    var targetLanguages: [TargetLanguageUpdate]?
     var currentTargetLanguage: String?
     var interests: [String]?
     var learningGoals: [String]?
@@ -33,12 +33,12 @@ struct ProfileUpdate: Decodable {
         if let targetLanguages {
             guard targetLanguages.count <= 10 else { throw .badRequest("at most 10 targetLanguages") }
             var checked: [TargetLanguage] = []
-            for var language in targetLanguages {
-                language.code = try Self.languageTag(language.code, field: "targetLanguages[].code")
-                guard CEFRLevel(rawValue: language.proficiencyLevel) != nil else {
+            for language in targetLanguages {
+                let code = try Self.languageTag(language.code, field: "targetLanguages[].code")
+                guard let level = CEFRLevel(rawValue: language.proficiencyLevel) else {
                     throw .badRequest("targetLanguages[].proficiencyLevel must be A1, A2, B1, B2, C1 or C2")
                 }
-                checked.append(language)
+                checked.append(TargetLanguage(code: code, proficiencyLevel: level, startedAt: language.startedAt))
             }
             updated.targetLanguages = checked
         }
@@ -90,4 +90,12 @@ struct ProfileUpdate: Decodable {
         }
         return values
     }
+}
+
+/// One entry of `targetLanguages` in `PUT /api/profile`, as sent: its level is checked by
+/// ``ProfileUpdate/applied(to:now:)`` with a clear message instead of failing the whole decode.
+struct TargetLanguageUpdate: Decodable {
+    var code: String
+    var proficiencyLevel: String
+    var startedAt: Int64
 }

@@ -1,5 +1,3 @@
-import HubDomain
-
 /// A learner's profile, field for field the SDK's `UserProfile` (JSON names and enum values match).
 public struct UserProfile: Codable, Sendable, Equatable {
     public var id: String
@@ -71,38 +69,32 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public static func defaultCurrentTargetLanguage(targetLanguages: [TargetLanguage], nativeLanguage: String) -> String {
         targetLanguages.first?.code ?? nativeLanguage
     }
-
-    /// A profile read back from storage: a missing current target language gets its default, and
-    /// interests and learning goals that are not (or no longer) enum values are dropped
-    /// (``StoredEnumValues``), so an old row never makes a profile unreadable.
-    package static func stored(id: String, displayName: String, nativeLanguage: String, targetLanguages: [TargetLanguage],
-                               currentTargetLanguage: String?, interests: [String], learningGoals: [String],
-                               dailyGoalMinutes: Int, voiceSpeed: VoiceSpeed, showTranslations: ShowTranslations,
-                               isPremium: Bool, onboardingCompleted: Bool, createdAt: Int64, lastActiveAt: Int64) -> UserProfile {
-        UserProfile(id: id, displayName: displayName, nativeLanguage: nativeLanguage, targetLanguages: targetLanguages,
-                    currentTargetLanguage: currentTargetLanguage
-                        ?? defaultCurrentTargetLanguage(targetLanguages: targetLanguages, nativeLanguage: nativeLanguage),
-                    interests: StoredEnumValues.lenient(interests, as: Interest.self),
-                    learningGoals: StoredEnumValues.lenient(learningGoals, as: LearningGoal.self),
-                    dailyGoalMinutes: dailyGoalMinutes, voiceSpeed: voiceSpeed, showTranslations: showTranslations,
-                    isPremium: isPremium, onboardingCompleted: onboardingCompleted, createdAt: createdAt,
-                    lastActiveAt: lastActiveAt)
-    }
 }
 
-/// A language a learner practises.
-public struct TargetLanguage: Codable, Sendable, Equatable {
-    /// BCP 47 language tag.
-    public var code: String
-    /// CEFR level: A1 ... C2.
-    public var proficiencyLevel: String
-    /// Epoch ms.
-    public var startedAt: Int64
+extension UserProfile {
+    private enum CodingKeys: String, CodingKey {
+        case id, displayName, nativeLanguage, targetLanguages, currentTargetLanguage, interests, learningGoals,
+             dailyGoalMinutes, voiceSpeed, showTranslations, isPremium, onboardingCompleted, createdAt, lastActiveAt
+    }
 
-    /// Creates an entry.
-    public init(code: String, proficiencyLevel: String, startedAt: Int64) {
-        self.code = code
-        self.proficiencyLevel = proficiencyLevel
-        self.startedAt = startedAt
+    /// Decodes every field strictly but `interests` and `learningGoals`, whose values this
+    /// version of the library does not know are left out: a hub that adds a value to those
+    /// lists does not break apps built before it.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        displayName = try c.decode(String.self, forKey: .displayName)
+        nativeLanguage = try c.decode(String.self, forKey: .nativeLanguage)
+        targetLanguages = try c.decode([TargetLanguage].self, forKey: .targetLanguages)
+        currentTargetLanguage = try c.decode(String.self, forKey: .currentTargetLanguage)
+        interests = try c.decode([String].self, forKey: .interests).compactMap(Interest.init(rawValue:))
+        learningGoals = try c.decode([String].self, forKey: .learningGoals).compactMap(LearningGoal.init(rawValue:))
+        dailyGoalMinutes = try c.decode(Int.self, forKey: .dailyGoalMinutes)
+        voiceSpeed = try c.decode(VoiceSpeed.self, forKey: .voiceSpeed)
+        showTranslations = try c.decode(ShowTranslations.self, forKey: .showTranslations)
+        isPremium = try c.decode(Bool.self, forKey: .isPremium)
+        onboardingCompleted = try c.decode(Bool.self, forKey: .onboardingCompleted)
+        createdAt = try c.decode(Int64.self, forKey: .createdAt)
+        lastActiveAt = try c.decode(Int64.self, forKey: .lastActiveAt)
     }
 }
