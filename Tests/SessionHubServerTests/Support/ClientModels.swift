@@ -2,8 +2,8 @@ import Foundation
 import HubDomain
 import SessionHubClient
 
-/// Decodes and fetches hub bodies with the client library's model types (a file of its own: the
-/// server's storage module has types of the same names).
+/// Decodes and fetches hub bodies with the model types an app uses (HubDomain's, through the
+/// client library).
 enum ClientModels {
     /// What the tests compare of the client's models.
     struct Figures: Equatable {
