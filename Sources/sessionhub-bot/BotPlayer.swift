@@ -80,6 +80,10 @@ actor BotPlayer {
     private var pacer = LinePacer(rate: 5)
     private(set) var pending: [String: PendingRequest] = [:]
     private var outcomes: [String: RequestOutcome] = [:]
+    /// When each unacknowledged `say` went on the wire, by request id.
+    private var sayTimes: [String: ContinuousClock.Instant] = [:]
+    /// Time from each own `say` going on the wire to its own copy of the `line` broadcast.
+    private(set) var lineLatencies: [Duration] = []
 
     // Tallies
     /// Own lines the hub acknowledged.
@@ -173,7 +177,10 @@ actor BotPlayer {
     @discardableResult
     private func send(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
         let id = register(request, kind: kind)
-        if let text = pending[id]?.text { connection?.send(text: text) }
+        if let text = pending[id]?.text {
+            if kind == .say { sayTimes[id] = .now }
+            connection?.send(text: text)
+        }
         return id
     }
 
@@ -209,6 +216,7 @@ actor BotPlayer {
             outcomes[id] = .refused(code: "not_sent", message: "the connection closed before the request could be sent")
             return
         }
+        if request.kind == .say { sayTimes[id] = .now }
         connection?.send(text: request.text)
     }
 
@@ -319,6 +327,9 @@ actor BotPlayer {
         case .line(let m):
             linesInSession += 1
             if m.line.speakerId == userId {
+                if let ref = m.ref, let sent = sayTimes.removeValue(forKey: ref), pending[ref]?.kind == .say {
+                    lineLatencies.append(.now - sent)
+                }
                 if acknowledge(m.ref, .say) { linesSpoken += 1 }
             } else {
                 considerRecast(of: m.line)
