@@ -231,7 +231,7 @@ actor BotPlayer {
                 startAwaitingJoined = id
                 return
             }
-        case .resume, .end, .leave: break
+        case .end, .leave: break
         }
         finish(id, .done)
     }

@@ -2,7 +2,7 @@
 struct PendingRequest: Sendable {
     /// What was asked.
     enum Kind: String, Sendable {
-        case start, resume, say, recast, acceptRecast, end, leave
+        case start, say, recast, acceptRecast, end, leave
     }
 
     /// What was asked.
