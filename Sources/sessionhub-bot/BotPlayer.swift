@@ -75,6 +75,8 @@ actor BotPlayer {
     private(set) var replayRemaining = 0
     /// Every resume of this player.
     private(set) var resumes: [ResumeRecord] = []
+    /// The hub's final refusal of the client's `resume` after a drop (`code: message`), if it refused.
+    private(set) var resumeRefusal: String?
     private(set) var presence: [PresenceChange] = []
 
     // Requests
@@ -411,14 +413,22 @@ actor BotPlayer {
                 problem("unexpected left{reason:\(m.reason)}")
             }
         case .error(let m):
-            // Answers to requests are the calls' to report; an unasked error is a problem.
-            if m.ref == nil { problem("error \(m.code): \(m.message)") }
+            // Answers to requests are the calls' to report; an unasked error is a problem. While
+            // the player is coming back, the only request is the client's `resume`.
+            if m.ref == nil {
+                problem("error \(m.code): \(m.message)")
+            } else if droppedOnPurpose, resumes.last?.mode == nil, Self.finalResumeRefusals.contains(m.code) {
+                resumeRefusal = "\(m.code): \(m.message)"
+            }
         case .recastAccepted, .hostChanged, .stats, .pong, .scenarios:
             break
         case .other(let type):
             if type != "historyUpdated" { printer.note("· \(userId) skips a message of unknown type \(type)") }
         }
     }
+
+    /// Refusals of `resume` after which the client gives the seat up (it tries others again).
+    private static let finalResumeRefusals: Set<String> = ["invalid_resume_token", "invalid_last_seq", "session_ended", "not_in_session"]
 
     /// Checks a broadcast's seq; false when it must not be applied (a duplicate).
     private func apply(_ seq: Int, of message: ServerMessage) -> Bool {

@@ -51,7 +51,8 @@ extension BotTable {
             if await other.isConnected { othersSeq = max(othersSeq, await other.lastSeq) }
         }
         guard await player.resume(othersSeq: othersSeq) else { throw BotFailure.check("\(player.label) was not dropped: nothing to resume") }
-        try await Poll.until("\(player.label)'s resume and replay", timeout: .seconds(10)) { () async -> Bool? in
+        try await Poll.until("\(player.label)'s resume and replay", timeout: .seconds(10)) { () async throws -> Bool? in
+            if let refusal = await player.resumeRefusal { throw BotFailure.check("\(player.label)'s resume was refused: \(refusal)") }
             guard await player.resumeFinished else { return nil }
             return await player.isConnected ? true : nil
         }
