@@ -162,6 +162,35 @@ public actor SessionHubClient {
         }
     }
 
+    /// Cuts the connection as a network loss would: the client reconnects and resumes per its
+    /// ``ReconnectPolicy``, exactly as after a real drop — calls waiting for an answer throw
+    /// ``SessionHubClientError/connectionClosed(code:reason:)``, ``state`` goes through
+    /// ``ConnectionState/reconnecting(attempt:)``, lines said meanwhile are sent after the resume,
+    /// and the model goes on with exactly the broadcasts it missed (`events` carries the `resumed`,
+    /// then the replay). For an app's own tests of how it behaves when the network goes away.
+    ///
+    /// ```swift
+    /// await client.dropConnection { try? await Task.sleep(for: .seconds(2)) }  // two seconds offline
+    /// ```
+    ///
+    /// The hub sees the device go away (close 1001) and holds the seat for its grace window, as
+    /// for a lost phone. Without a reconnect policy the client stays closed. Nothing happens when
+    /// the client is not connected (or already coming back).
+    /// - Parameter networkReturns: the outage: the client makes no reconnect attempt before it
+    ///   returns (then waits the policy's backoff as usual). Nil: back per the policy at once.
+    public func dropConnection(until networkReturns: (@Sendable () async -> Void)? = nil) {
+        guard let connection, reconnecting == nil, !closing else { return }
+        simulatedOutage = networkReturns
+        droppingOnPurpose = true
+        connection.close(code: .goingAway, reason: "connection dropped")
+    }
+
+    /// Set by ``dropConnection(until:)`` until its close arrives: that close is a drop, whatever
+    /// its code.
+    private var droppingOnPurpose = false
+    /// The outage ``dropConnection(until:)`` asked for, waited for before the first reconnect attempt.
+    private var simulatedOutage: (@Sendable () async -> Void)?
+
     /// A new connection with a fresh token, up to the hub's `welcome`.
     private func open() async throws -> ServerMessage.Welcome {
         let connection: WebSocketClientConnection
@@ -222,6 +251,11 @@ public actor SessionHubClient {
     /// Comes back after a drop: waits, reconnects, resumes the seat if there was one.
     private func comeBack(run: Int, resuming: Bool, policy: ReconnectPolicy) async {
         func current() -> Bool { run == reconnectRun && !closing && !Task.isCancelled }
+        if let outage = simulatedOutage {
+            simulatedOutage = nil
+            move(to: .reconnecting(attempt: 1))
+            await outage()
+        }
         var attempt = 0
         while current() {
             attempt += 1
@@ -670,8 +704,10 @@ public actor SessionHubClient {
         welcomeWaiter?.resume(throwing: failure)
         welcomeWaiter = nil
         for waiter in book.removeAll() { waiter.resume(throwing: failure) }
+        let dropped = droppingOnPurpose
+        droppingOnPurpose = false
         if reconnecting != nil { return }  // the reconnect loop goes on
-        if !closing, wasWelcomed, let policy = reconnect, ReconnectPolicy.reconnects(afterClose: code, reason: reason) {
+        if !closing, wasWelcomed, let policy = reconnect, dropped || ReconnectPolicy.reconnects(afterClose: code, reason: reason) {
             awaitingResume = wasInSession
             if !wasInSession { failLines(failure) }
             reconnectRun += 1

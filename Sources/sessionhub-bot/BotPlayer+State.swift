@@ -11,9 +11,6 @@ extension BotPlayer {
     /// Requests still unanswered.
     var unanswered: Int { pending.count }
 
-    /// Whether a replay announced by `resumed` has fully arrived.
-    var replayFinished: Bool { replayRemaining == 0 }
-
     /// The player's role.
     var roleName: String? { session?.you.roleName }
 

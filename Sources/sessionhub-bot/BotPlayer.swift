@@ -1,19 +1,21 @@
 import HubDomain
 import HubProtocol
 import SessionHubClient
-import NIOCore
-import WebSocket
 import WebSocketTransport
 
-/// One bot player: its connection to the hub (a new one after a drop) and everything it knows
-/// of the session, kept in order as messages arrive.
+/// One bot player: a ``SessionHubClient`` (its connection, requests, reconnects and resume)
+/// and the bot's own view of the session, kept in order as the client's `events` arrive.
 ///
-/// The player checks what it receives — every broadcast's `seq` follows the previous one
-/// (``SeqTracker``), a replay after `resume` is exactly the missed broadcasts, nothing follows
+/// The player checks what its client hands on — every broadcast's `seq` follows the previous one
+/// (``SeqTracker``), a replay after a resume is exactly the missed broadcasts, nothing follows
 /// `ended` — and records anything wrong in ``problems``. It reacts on its own to other players'
 /// lines (a recast, with ``Behaviour/recastProbability``) and to corrections of its own lines
 /// (an `acceptRecast`, with ``Behaviour/acceptProbability``). ``BotTable`` decides when it
-/// speaks, drops, resumes and ends.
+/// speaks, drops, comes back and ends.
+///
+/// Requests are the client's typed calls, each run in a task of its own; the table follows them
+/// by the bot's own request ids (``outcome(of:)``). Pacing to the hub's line rate and retries
+/// after `rate_limited` are the bot's.
 actor BotPlayer {
     /// How a player reacts to the others.
     struct Behaviour: Sendable {
@@ -23,7 +25,7 @@ actor BotPlayer {
         var acceptProbability: Double
     }
 
-    /// Where a fresh connection stands.
+    /// Where the first connection stands.
     enum WelcomeStatus: Sendable {
         /// Not authenticated yet.
         case waiting
@@ -35,23 +37,26 @@ actor BotPlayer {
 
     /// `bot-1`, `bot-2`, …: the name used before `welcome` says who the hub thinks we are.
     let label: String
-    /// Where it connects: the hub given on the command line, or the node a redirect named.
-    private(set) var url: WebSocketURL
+    /// The hub given on the command line (a cluster's front: the client follows redirects).
+    let url: WebSocketURL
     private let printer: TranscriptPrinter
     private let behaviour: Behaviour
     private var generator: SeededGenerator
-    private let decoder = ServerMessageDecoder()
-    private var token: String?
+    /// Mints a token for every connection after the first.
+    private let mint: @Sendable () async throws -> String
 
     // Connection
-    private var connection: WebSocketClientConnection?
-    private var generation = 0
-    /// Connections opened so far (1 + reconnections).
+    private var client: SessionHubClient?
+    /// Connections opened so far (every `welcome`: 1 + redirects + reconnections).
     private(set) var connections = 0
-    /// Whether the current connection is open.
+    /// Whether the client is connected (not dropped, reconnecting or closed).
     private(set) var isConnected = false
-    /// Whether a close was asked for by the bot (a drop, or the end of the run).
+    /// Whether a close was asked for by the bot (the end of the run).
     private var closingOnPurpose = false
+    /// Whether the bot dropped the connection and has not let it come back yet.
+    private var droppedOnPurpose = false
+    /// Ends the outage of a drop (the client reconnects once it finishes).
+    private var outage: AsyncStream<Void>.Continuation?
     private var welcome: ServerMessage.Welcome?
     private var closeReason: String?
 
@@ -60,7 +65,6 @@ actor BotPlayer {
     private(set) var userId: String
     /// The snapshot of `joined` (or of a `resumed` in snapshot mode).
     private(set) var session: ServerMessage.Snapshot?
-    private var resumeToken: String?
     private(set) var tracker = SeqTracker()
     /// Lines spoken in the session so far, by anyone, as this player has seen them.
     private(set) var linesInSession = 0
@@ -71,15 +75,22 @@ actor BotPlayer {
     private(set) var replayRemaining = 0
     /// Every resume of this player.
     private(set) var resumes: [ResumeRecord] = []
+    /// The hub's final refusal of the client's `resume` after a drop (`code: message`), if it refused.
+    private(set) var resumeRefusal: String?
     private(set) var presence: [PresenceChange] = []
 
     // Requests
     private var requestCounter = 0
-    /// Lines this player has sent, for their `clientId`s (never reset: unique within a session).
+    /// Lines this player has said, for their `clientId`s (never reset: unique within a session).
     private var linesSent = 0
     private var pacer = LinePacer(rate: 5)
+    /// Requests whose call has not returned, by the bot's request id.
     private(set) var pending: [String: PendingRequest] = [:]
     private var outcomes: [String: RequestOutcome] = [:]
+    /// A start request (`startSolo`, `host`, `join`) whose call returned, done once `joined` is seen.
+    private var startAwaitingJoined: String?
+    /// Time from each own `say` going to the client to its return (its own `line` broadcast arrived).
+    private(set) var lineLatencies: [Duration] = []
 
     // Tallies
     /// Own lines the hub acknowledged.
@@ -95,213 +106,280 @@ actor BotPlayer {
     /// What went wrong, in order.
     private(set) var problems: [String] = []
 
-    /// A player that will connect to `url`; `stream` separates its random choices from the others'.
-    init(label: String, url: WebSocketURL, printer: TranscriptPrinter, behaviour: Behaviour, seed: UInt64, stream: UInt64) {
+    /// A player that will connect to `url`; `stream` separates its random choices from the
+    /// others'; `mint` gives a token for each reconnection.
+    init(label: String, url: WebSocketURL, printer: TranscriptPrinter, behaviour: Behaviour, seed: UInt64, stream: UInt64,
+         mint: @escaping @Sendable () async throws -> String) {
         self.label = label
         self.userId = label
         self.url = url
         self.printer = printer
         self.behaviour = behaviour
         self.generator = SeededGenerator(seed: seed, stream: stream)
+        self.mint = mint
     }
 
     // MARK: Connection
 
-    /// Opens a connection (the first, or a new one after a drop) with `token`, or the token of
-    /// the previous connection when nil.
-    func connect(token newToken: String? = nil) async throws(BotFailure) {
-        if let newToken { token = newToken }
-        guard let token else { throw .setup("\(label) has no token") }
-        generation += 1
-        let current = generation
-        welcome = nil
-        closeReason = nil
-        closingOnPurpose = false
-        let opened: WebSocketClientConnection
+    /// Makes the player's client, with `token` for its first connection, and connects it; the
+    /// outcome is in ``welcomeStatus()``.
+    func connect(token: String) async throws(BotFailure) {
+        let first = TokenOnce(token)
+        let mint = self.mint
+        let made: SessionHubClient
         do {
-            opened = try await BotConnection.open(url: url, token: token)
-        } catch {
-            throw .setup("\(label): cannot connect to \(url): \(error)")
-        }
-        connection = opened
-        connections += 1
-        isConnected = true
-        Task {
-            for await event in opened.events {
-                self.receive(event, generation: current)
+            made = try SessionHubClient(url: url.description, requestTimeout: .seconds(15),
+                                        reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maxDelay: .seconds(1))) {
+                if let token = await first.take() { return token }
+                return try await mint()
             }
+        } catch {
+            throw .setup("\(label): \(error)")
+        }
+        client = made
+        Task { for await message in made.events { self.handle(message) } }
+        Task { for await state in made.states { self.changed(to: state) } }
+        do {
+            let welcomed = try await made.connect()
+            if welcome == nil { adopt(welcomed) }
+        } catch {
+            closeReason = "\(error)"
         }
     }
 
-    /// Whether `welcome` came on the current connection.
+    /// Whether `welcome` came on the first connection.
     func welcomeStatus() -> WelcomeStatus {
         if let welcome { return .welcomed(welcome) }
-        if !isConnected { return .closed(closeReason ?? "connection closed") }
+        if let closeReason { return .closed(closeReason) }
         return .waiting
     }
 
-    /// Closes the connection as a lost phone would (close 1001 `going away`): the hub holds the
-    /// seat for its grace window.
-    func drop() {
-        closingOnPurpose = true
-        connection?.close(code: .goingAway, reason: "bot drop")
-    }
-
-    /// Closes the current connection and connects to `text` instead (the node a
-    /// `session_elsewhere` or a `welcome` named), with the same token.
-    func move(to text: String) async throws(BotFailure) {
-        let target: WebSocketURL
-        do {
-            target = try WebSocketURL(parsing: text)
-        } catch {
-            throw .check("\(label) was sent to \(text.prefix(200)), which is not a WebSocket URL")
-        }
-        close()
-        url = target
-        try await connect()
+    /// Cuts the connection as a lost phone would (``SessionHubClient/dropConnection(until:)``):
+    /// the hub holds the seat for its grace window; the client comes back once ``resume(othersSeq:)``
+    /// ends the outage.
+    func drop() async {
+        guard let client else { return }
+        let (back, signal) = AsyncStream.makeStream(of: Void.self)
+        outage = signal
+        droppedOnPurpose = true
+        await client.dropConnection { for await _ in back { return } }
     }
 
     /// Closes the connection normally (1000) at the end of the run.
-    func close() {
+    func close() async {
         closingOnPurpose = true
-        if isConnected { connection?.close() }
+        outage?.finish()
+        outage = nil
+        await client?.close()
     }
 
     // MARK: Requests
 
-    /// Sends `request` with a fresh id (unique for this player across its connections) and returns the id.
-    @discardableResult
-    private func send(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
-        let id = register(request, kind: kind)
-        if let text = pending[id]?.text { connection?.send(text: text) }
-        return id
-    }
-
-    /// Sends a `say`, `recast` or `acceptRecast` now, or later when the line rate requires it
-    /// (``LinePacer``); it counts as unanswered from now on.
-    @discardableResult
-    private func sendPaced(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
-        let slot = pacer.reserve()
-        guard slot > .now else { return send(request, kind: kind) }
-        let id = register(request, kind: kind)
-        let current = generation
-        Task {
-            try? await Task.sleep(until: slot, clock: .continuous)
-            self.sendReserved(id, generation: current)
-        }
-        return id
-    }
-
-    /// Records a request as pending under a fresh id and returns the id.
-    private func register(_ request: ClientRequest, kind: PendingRequest.Kind) -> String {
+    /// A fresh request id of `kind` (unique for this player), recorded as pending.
+    private func register(_ kind: PendingRequest.Kind) -> String {
         requestCounter += 1
         let id = "\(kind.rawValue)-\(requestCounter)"
-        pending[id] = PendingRequest(kind: kind, text: ClientMessageEncoder.encode(request, id: id))
+        pending[id] = PendingRequest(kind: kind)
         outcomes[id] = .pending
         return id
     }
 
-    /// Sends a paced request at its moment, unless its connection has gone meanwhile.
-    private func sendReserved(_ id: String, generation: Int) {
-        guard let request = pending[id] else { return }
-        guard generation == self.generation, isConnected else {
-            pending[id] = nil
-            outcomes[id] = .refused(code: "not_sent", message: "the connection closed before the request could be sent")
-            return
+    /// Runs `call` on the client for request `id` (after `delay` when paced), then records its outcome.
+    private func run(_ id: String, at slot: ContinuousClock.Instant? = nil,
+                     _ call: @escaping @Sendable (SessionHubClient) async throws -> Void) {
+        guard let client else {
+            return finish(id, .refused(code: "not_sent", message: "not connected"))
         }
-        connection?.send(text: request.text)
+        Task {
+            if let slot, slot > .now { try? await Task.sleep(until: slot, clock: .continuous) }
+            await self.attempt(id, client: client, call)
+        }
     }
 
-    /// Sends a request again after `rate_limited`, if it is still unanswered on the same connection.
-    private func resend(_ id: String, generation: Int) {
-        guard generation == self.generation, let request = pending[id] else { return }
-        connection?.send(text: request.text)
+    private func attempt(_ id: String, client: SessionHubClient, _ call: @escaping @Sendable (SessionHubClient) async throws -> Void) async {
+        guard let request = pending[id] else { return }
+        let started = ContinuousClock.now
+        do {
+            try await call(client)
+            succeeded(id, request.kind, after: .now - started)
+        } catch SessionHubClientError.refused(let code, let message, _) {
+            if code == "rate_limited", request.retries < 20 {
+                pending[id]?.retries += 1
+                rateLimitedRetries += 1
+                Task {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    await self.attempt(id, client: client, call)
+                }
+                return
+            }
+            refused(id, request.kind, code: code, message: message)
+        } catch SessionHubClientError.elsewhere(_, let url, let retryAfter) {
+            finish(id, .redirected(url: url, retryAfter: max(1, retryAfter ?? 1)))
+        } catch {
+            finish(id, .refused(code: "failed", message: "\(error)"))
+        }
+    }
+
+    private func succeeded(_ id: String, _ kind: PendingRequest.Kind, after latency: Duration) {
+        switch kind {
+        case .say:
+            linesSpoken += 1
+            lineLatencies.append(latency)
+        case .recast: recastsGiven += 1
+        case .acceptRecast: recastsAccepted += 1
+        case .start:
+            // Done once this player has seen its `joined` (its role, its snapshot).
+            if session == nil {
+                startAwaitingJoined = id
+                return
+            }
+        case .end, .leave: break
+        }
+        finish(id, .done)
+    }
+
+    private func finish(_ id: String, _ outcome: RequestOutcome) {
+        pending[id] = nil
+        outcomes[id] = outcome
+    }
+
+    /// A refusal: a late request after the session's end, a problem, or the table's to judge.
+    private func refused(_ id: String, _ kind: PendingRequest.Kind, code: String, message: String) {
+        finish(id, .refused(code: code, message: message))
+        let raced = ["session_ended", "not_in_session"].contains(code) && [.say, .recast, .acceptRecast].contains(kind)
+        if raced {
+            lateRequests += 1
+            printer.note("· \(userId)'s \(kind.rawValue) came after the end: \(code)")
+        } else if [.recast, .acceptRecast].contains(kind) {
+            problem("\(kind.rawValue) refused: \(code): \(message)")
+        }
+        // Other refusals (start, say, end) are the table's to judge: it waits for their outcome.
     }
 
     /// `startSolo`.
-    func startSolo(scenarioId: String) -> String { send(.startSolo(scenarioId: scenarioId), kind: .start) }
+    func startSolo(scenarioId: String) -> String {
+        let id = register(.start)
+        run(id) { _ = try await $0.startSolo(scenarioId: scenarioId) }
+        return id
+    }
+
     /// `host`.
-    func host(scenarioId: String, maxPlayers: Int?) -> String { send(.host(scenarioId: scenarioId, maxPlayers: maxPlayers), kind: .start) }
-    /// `join`.
-    func join(code: String) -> String { send(.join(code: code), kind: .start) }
-    /// `say`.
+    func host(scenarioId: String, maxPlayers: Int?) -> String {
+        let id = register(.start)
+        run(id) { _ = try await $0.host(scenarioId: scenarioId, maxPlayers: maxPlayers) }
+        return id
+    }
+
+    /// `join` (the client follows `session_elsewhere` to the node that owns the session).
+    func join(code: String) -> String {
+        let id = register(.start)
+        run(id) { _ = try await $0.join(code: code) }
+        return id
+    }
+
+    /// `say`, paced to the hub's line rate (``LinePacer``); it counts as unanswered from now on.
     /// Each line carries a `clientId` of its own (`line-1`, `line-2`, … for this player), so a line
-    /// sent again after a failover is recognised by the hub (`duplicate_line`) instead of recorded twice.
+    /// sent again (after a drop, or after `rate_limited`) is recorded once.
     func say(_ line: BotLineScript.Line) -> String {
         linesSent += 1
-        return sendPaced(.say(textNative: line.textNative, textTranslated: line.textTranslated,
-                              clientId: "line-\(linesSent)"), kind: .say)
+        let clientId = "line-\(linesSent)"
+        let id = register(.say)
+        let (text, translation) = (line.textNative, line.textTranslated)
+        run(id, at: pacer.reserve()) { _ = try await $0.say(text, translation: translation, clientId: clientId) }
+        return id
     }
-    /// `end` (host only).
-    func end() -> String { send(.end, kind: .end) }
 
-    /// `leave`, when the player still holds a live seat on an open connection: after a failed run,
-    /// so the hub releases the seat at once instead of holding it for the grace window. Nil when
-    /// there is nothing to leave.
+    /// `end` (host only).
+    func end() -> String {
+        let id = register(.end)
+        run(id) { _ = try await $0.end() }
+        return id
+    }
+
+    /// `leave`, when the player still holds a live seat: after a failed run, so the hub releases
+    /// the seat at once instead of holding it for the grace window. Nil when there is nothing to leave.
     func leaveIfSeated() -> String? {
         guard isConnected, session != nil, ended == nil, replayRemaining == 0 else { return nil }
-        return send(.leave, kind: .leave)
+        let id = register(.leave)
+        run(id) { try await $0.leave() }
+        return id
     }
 
-    /// `resume` with the newest resume token and the last applied seq; `othersSeq` is how far the
-    /// other players of the run had got, which the replay must reach. Nil without a resume token.
-    func resume(othersSeq: Int) -> String? {
-        guard let resumeToken else { return nil }
+    /// Ends the outage of a ``drop()``: the client reconnects and resumes from its model's `seq`
+    /// (the last seq this player applied); `othersSeq` is how far the other players of the run
+    /// had got, which the replay must reach. False when the player was not dropped.
+    func resume(othersSeq: Int) -> Bool {
+        guard let outage else { return false }
         resumes.append(ResumeRecord(userId: userId, lastSeq: lastSeq, othersSeq: othersSeq))
-        return send(.resume(resumeToken: resumeToken, lastSeq: lastSeq), kind: .resume)
+        self.outage = nil
+        outage.finish()
+        return true
     }
 
-    /// Whether a `joined` or `resumed` gave it a token to resume with.
-    var hasResumeToken: Bool { resumeToken != nil }
+    /// Whether the last resume's `resumed` came and its replay is applied.
+    var resumeFinished: Bool {
+        guard let record = resumes.last else { return false }
+        return record.mode != nil && replayRemaining == 0
+    }
 
     /// What became of request `id`.
     func outcome(of id: String) -> RequestOutcome { outcomes[id] ?? .pending }
 
     // MARK: Receiving
 
-    private func receive(_ event: WebSocketClientConnection.Event, generation: Int) {
-        guard generation == self.generation else { return }
-        switch event {
-        case .message(.text(let buffer)):
-            handle(String(buffer: buffer))
-        case .message(.binary):
-            problem("received a binary message")
-        case .closed(let code, let reason):
+    private func changed(to state: ConnectionState) {
+        switch state {
+        case .connected:
+            isConnected = true
+        case .idle, .connecting:
             isConnected = false
-            let text = "\(code.map { String($0.rawValue) } ?? "no close frame")\(reason.isEmpty ? "" : " \(reason)")"
-            closeReason = text
-            if !closingOnPurpose, welcome != nil, !leftAfterEnd {
+        case .reconnecting:
+            if isConnected, !droppedOnPurpose, !closingOnPurpose {
+                problem("the connection dropped; the client is reconnecting")
+            }
+            isConnected = false
+        case .closed(let code, let reason):
+            let text = "\(code.map(String.init) ?? "no close frame")\(reason.isEmpty ? "" : " \(reason)")"
+            if closeReason == nil { closeReason = text }
+            if isConnected, !closingOnPurpose, !leftAfterEnd {
                 problem("the hub closed the connection (\(text))")
             }
+            isConnected = false
         }
     }
 
-    private func handle(_ text: String) {
-        let message: ServerMessage
-        do {
-            message = try decoder.decode(text)
-        } catch {
-            return problem("undecodable message (\(error)): \(text.prefix(200))")
-        }
+    private func adopt(_ m: ServerMessage.Welcome) {
+        welcome = m
+        if let rate = m.limits["linesPerSecond"] { pacer.adopt(rate: rate) }
+        userId = m.userId
+    }
+
+    private func handle(_ message: ServerMessage) {
         if let seq = message.seq {
             guard apply(seq, of: message) else { return }
             printer.show(message)
         }
         switch message {
-        case .welcome(let m):
-            welcome = m
-            if let rate = m.limits["linesPerSecond"] { pacer.adopt(rate: rate) }
-            userId = m.userId
+        case .welcome(let m) where m.ref == nil:
+            connections += 1
+            adopt(m)
+            if droppedOnPurpose, let held = m.resumableSessionId, let sessionId = session?.sessionId, held != sessionId {
+                problem("welcome after reconnecting offers session \(held), not \(sessionId)")
+            }
+        case .welcome:
+            break
         case .joined(let m):
             session = m.session
-            resumeToken = m.resumeToken
             tracker.restart(after: m.session.seq)
             linesInSession = m.session.lines.count
-            complete(m.ref)
             let you = m.session.you
             printer.note("· \(userId) \(you.mode == .client ? "joined" : "started") the session as \(you.roleName) (\(you.mode.rawValue)), snapshot seq \(m.session.seq)")
+            if let id = startAwaitingJoined {
+                startAwaitingJoined = nil
+                finish(id, .done)
+            }
         case .resumed(let m):
-            resumeToken = m.resumeToken
+            droppedOnPurpose = false
             if let snapshot = m.session {
                 session = snapshot
                 tracker.restart(after: snapshot.seq)
@@ -312,43 +390,45 @@ actor BotPlayer {
                 record.mode = m.mode.rawValue
                 record.replayed = m.replayed
                 resumes.append(record)
+            } else {
+                problem("resumed without a drop")
             }
             printer.note("· \(userId) resumed from seq \(resumes.last?.lastSeq ?? 0): \(m.mode.rawValue), \(m.replayed) broadcasts replayed")
             if replayRemaining == 0 { finishReplay() }
-            complete(m.ref)
         case .line(let m):
             linesInSession += 1
-            if m.line.speakerId == userId {
-                if acknowledge(m.ref, .say) { linesSpoken += 1 }
-            } else {
-                considerRecast(of: m.line)
-            }
+            if m.line.speakerId != userId { considerRecast(of: m.line) }
         case .recast(let m):
-            if m.recast.authorId == userId, acknowledge(m.ref, .recast) { recastsGiven += 1 }
             if m.recast.speakerId == userId { considerAccepting(m.recast) }
-        case .recastAccepted(let m):
-            if m.userId == userId, acknowledge(m.ref, .acceptRecast) { recastsAccepted += 1 }
         case .participants(let m):
             presence.append(m.change)
         case .ended(let m):
             ended = m
-            _ = acknowledge(m.ref, .end)
         case .left(let m):
             if m.reason == "ended", ended != nil {
                 leftAfterEnd = true
-            } else if m.reason == "left", let ref = m.ref, pending[ref]?.kind == .leave {
-                complete(ref)
+            } else if m.ref != nil || ["moved", "handedOver"].contains(m.reason) {
+                break  // the answer to our `leave`, or the session moving nodes (the client follows it)
             } else {
                 problem("unexpected left{reason:\(m.reason)}")
             }
         case .error(let m):
-            refused(m)
-        case .hostChanged, .stats, .pong, .scenarios:
+            // Answers to requests are the calls' to report; an unasked error is a problem. While
+            // the player is coming back, the only request is the client's `resume`.
+            if m.ref == nil {
+                problem("error \(m.code): \(m.message)")
+            } else if droppedOnPurpose, resumes.last?.mode == nil, Self.finalResumeRefusals.contains(m.code) {
+                resumeRefusal = "\(m.code): \(m.message)"
+            }
+        case .recastAccepted, .hostChanged, .stats, .pong, .scenarios:
             break
         case .other(let type):
-            printer.note("· \(userId) skips a message of unknown type \(type)")
+            if type != "historyUpdated" { printer.note("· \(userId) skips a message of unknown type \(type)") }
         }
     }
+
+    /// Refusals of `resume` after which the client gives the seat up (it tries others again).
+    private static let finalResumeRefusals: Set<String> = ["invalid_resume_token", "invalid_last_seq", "session_ended", "not_in_session"]
 
     /// Checks a broadcast's seq; false when it must not be applied (a duplicate).
     private func apply(_ seq: Int, of message: ServerMessage) -> Bool {
@@ -396,49 +476,6 @@ actor BotPlayer {
         }
     }
 
-    /// Marks request `ref` answered, when it is this player's own request of `kind`.
-    private func acknowledge(_ ref: String?, _ kind: PendingRequest.Kind) -> Bool {
-        guard let ref, pending[ref]?.kind == kind else { return false }
-        complete(ref)
-        return true
-    }
-
-    private func complete(_ ref: String?) {
-        guard let ref, pending.removeValue(forKey: ref) != nil else { return }
-        outcomes[ref] = .done
-    }
-
-    /// An `error`: a retry after `rate_limited`, a late request after the session's end, or a problem.
-    private func refused(_ error: ServerMessage.ErrorReply) {
-        guard let ref = error.ref, let request = pending[ref] else {
-            return problem("error \(error.code): \(error.message)")
-        }
-        if error.code == "rate_limited", request.retries < 20 {
-            pending[ref]?.retries += 1
-            rateLimitedRetries += 1
-            let current = generation
-            Task {
-                try? await Task.sleep(for: .milliseconds(250))
-                self.resend(ref, generation: current)
-            }
-            return
-        }
-        pending[ref] = nil
-        if error.code == "session_elsewhere" {
-            outcomes[ref] = .redirected(url: error.url, retryAfter: max(1, error.retryAfter ?? 1))
-            return
-        }
-        outcomes[ref] = .refused(code: error.code, message: error.message)
-        let raced = ["session_ended", "not_in_session"].contains(error.code) && [.say, .recast, .acceptRecast].contains(request.kind)
-        if raced {
-            lateRequests += 1
-            printer.note("· \(userId)'s \(request.kind.rawValue) came after the end: \(error.code)")
-        } else if [.recast, .acceptRecast].contains(request.kind) {
-            problem("\(request.kind.rawValue) refused: \(error.code): \(error.message)")
-        }
-        // Other refusals (start, resume, say, end) are the table's to judge: it waits for their outcome.
-    }
-
     // MARK: Reactions
 
     /// Whether the session is still open for new recasts and acceptances as far as this player knows.
@@ -451,13 +488,18 @@ actor BotPlayer {
         guard canReact, generator.chance(behaviour.recastProbability) else { return }
         let types = BotRecastComposer.issueTypes(using: &generator)
         let correction = BotRecastComposer.correction(of: line.textNative, issueTypes: types)
-        sendPaced(.recast(lineId: line.id, correctedText: correction.correctedText, explanation: correction.explanation,
-                          issueTypes: correction.issueTypes), kind: .recast)
+        let id = register(.recast)
+        let (lineId, text, explanation, issues) = (line.id, correction.correctedText, correction.explanation, correction.issueTypes)
+        run(id, at: pacer.reserve()) {
+            _ = try await $0.recast(lineId: lineId, correctedText: text, explanation: explanation, issueTypes: issues)
+        }
     }
 
     private func considerAccepting(_ recast: Recast) {
         guard canReact, !recast.accepted, generator.chance(behaviour.acceptProbability) else { return }
-        sendPaced(.acceptRecast(recastId: recast.id), kind: .acceptRecast)
+        let id = register(.acceptRecast)
+        let recastId = recast.id
+        run(id, at: pacer.reserve()) { try await $0.acceptRecast(recastId) }
     }
 
     private func problem(_ text: String) {

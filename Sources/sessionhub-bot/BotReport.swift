@@ -32,10 +32,13 @@ struct BotReport: Sendable, Encodable {
     var problems: [String]
     /// Wall-clock time of the run.
     var elapsedMs: Int
+    /// Own lines' time from `say` on the wire to their own `line` broadcast, all players
+    /// together; null when no line was acknowledged.
+    var lineLatencyMs: LineLatency? = nil
 
     private enum CodingKeys: String, CodingKey {
         case ok, exitCode, mode, seed, scenarioId, goalLines, sessionId, joinCode, ended, cause, goalReached,
-             durationSeconds, linesSpoken, recasts, recastsAccepted, resumes, players, problems, elapsedMs
+             durationSeconds, linesSpoken, recasts, recastsAccepted, resumes, players, problems, elapsedMs, lineLatencyMs
     }
 
     /// Every field, `null` included: the summary always has the same keys.
@@ -60,5 +63,6 @@ struct BotReport: Sendable, Encodable {
         try c.encode(players, forKey: .players)
         try c.encode(problems, forKey: .problems)
         try c.encode(elapsedMs, forKey: .elapsedMs)
+        try c.encode(lineLatencyMs, forKey: .lineLatencyMs)
     }
 }

@@ -22,7 +22,8 @@ extension BotTable {
         }
     }
 
-    /// Drops seat `seat`'s connection and waits until it is closed and the others saw it go.
+    /// Drops seat `seat`'s connection (its client stays away until ``resume(_:)``) and waits until
+    /// it is closed and the others saw it go.
     func drop(_ seat: Int) async throws {
         let player = players[seat]
         printer.note("· \(await player.userId) drops its connection at seq \(await player.lastSeq)")
@@ -40,30 +41,20 @@ extension BotTable {
         }
     }
 
-    /// Reconnects seat `seat` and resumes its seat from its last seq; waits for the whole replay.
+    /// Lets seat `seat` come back: its client reconnects and resumes from its last seq by itself
+    /// (following the seat to its node); waits for `resumed` and the whole replay, which the
+    /// player checks.
     func resume(_ seat: Int) async throws {
         let player = players[seat]
         var othersSeq = 0
         for (index, other) in players.enumerated() where index != seat {
             if await other.isConnected { othersSeq = max(othersSeq, await other.lastSeq) }
         }
-        try await player.connect()
-        var welcome = try await awaitWelcome(player)
-        if let elsewhere = welcome.resumableUrl {
-            // A cluster: the seat is on another node; resume there.
-            try await player.move(to: elsewhere)
-            welcome = try await awaitWelcome(player)
-        }
-        let sessionId = await player.session?.sessionId
-        if welcome.resumableSessionId != sessionId {
-            await player.record(problem: "welcome after reconnecting offers session \(welcome.resumableSessionId ?? "none"), not \(sessionId ?? "?")")
-        }
-        guard await player.hasResumeToken else { throw BotFailure.check("\(player.label) has no resume token") }
-        if case .refused(let code, let message) = try await place(player, "\(player.label)'s resume", { [othersSeq] in await $0.resume(othersSeq: othersSeq) }) {
-            throw BotFailure.check("\(player.label)'s resume was refused: \(code): \(message)")
-        }
-        try await Poll.until("\(player.label)'s replay", timeout: .seconds(10)) { () async -> Bool? in
-            await player.replayFinished ? true : nil
+        guard await player.resume(othersSeq: othersSeq) else { throw BotFailure.check("\(player.label) was not dropped: nothing to resume") }
+        try await Poll.until("\(player.label)'s resume and replay", timeout: .seconds(10)) { () async throws -> Bool? in
+            if let refusal = await player.resumeRefusal { throw BotFailure.check("\(player.label)'s resume was refused: \(refusal)") }
+            guard await player.resumeFinished else { return nil }
+            return await player.isConnected ? true : nil
         }
     }
 }

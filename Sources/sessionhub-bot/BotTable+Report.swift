@@ -11,10 +11,12 @@ extension BotTable {
         var reports: [PlayerReport] = []
         var resumes: [ResumeRecord] = []
         var endings: [ServerMessage.EndedBroadcast] = []
+        var latencies: [Duration] = []
         for player in players {
             var report = await player.report()
             problems += report.problems.map { "\(report.userId): \($0)" }
             resumes += await player.resumes
+            latencies += await player.lineLatencies
             if let ended = await player.ended {
                 endings.append(ended)
                 if let figures = ended.participants.first(where: { $0.userId == report.userId }) {
@@ -38,7 +40,8 @@ extension BotTable {
                          linesSpoken: reports.reduce(0) { $0 + $1.linesSpoken },
                          recasts: reports.reduce(0) { $0 + $1.recastsGiven },
                          recastsAccepted: reports.reduce(0) { $0 + $1.recastsAccepted },
-                         resumes: resumes, players: reports, problems: problems, elapsedMs: elapsedMs)
+                         resumes: resumes, players: reports, problems: problems, elapsedMs: elapsedMs,
+                         lineLatencyMs: LineLatency(latencies))
     }
 
     /// Checks of a run that went through: everyone got the same `ended` for an expected cause,

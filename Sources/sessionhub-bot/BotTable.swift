@@ -19,8 +19,11 @@ struct BotTable: Sendable {
         let behaviour = BotPlayer.Behaviour(recastProbability: options.recastProbability,
                                             acceptProbability: options.acceptProbability)
         players = (0..<options.mode.playerCount).map { index in
-            BotPlayer(label: options.userId(forPlayer: index), url: options.url, printer: printer,
-                      behaviour: behaviour, seed: options.seed, stream: UInt64(index))
+            let (tokens, userId, name) = (options.tokens, options.userId(forPlayer: index), options.displayName(forPlayer: index))
+            return BotPlayer(label: userId, url: options.url, printer: printer, behaviour: behaviour, seed: options.seed,
+                             stream: UInt64(index)) {
+                try await tokens.token(forPlayer: index, userId: userId, displayName: name)
+            }
         }
     }
 
@@ -112,10 +115,7 @@ struct BotTable: Sendable {
         case .host(let count): id = await first.host(scenarioId: options.scenarioId, maxPlayers: count >= 2 ? count : nil)
         case .join(let code): id = await first.join(code: code)
         }
-        var outcome = try await answer(first, id, "\(first.label)'s \(options.mode.name)")
-        if case .redirected = outcome, case .join(let code) = options.mode {
-            outcome = try await place(first, "\(first.label)'s join", { await $0.join(code: code) })
-        }
+        let outcome = try await answer(first, id, "\(first.label)'s \(options.mode.name)")
         if case .refused(let code, let message) = outcome {
             throw Self.startRefusal(code: code, message: message, options: options)
         }
@@ -123,23 +123,15 @@ struct BotTable: Sendable {
         return snapshot
     }
 
-    /// Sends a request that seats `player` (`join`, `resume`) and follows `session_elsewhere` to
-    /// the node that owns the session (reconnecting there with the same token), or tries again
-    /// after `retryAfter` while the session is between owners; the first other answer.
+    /// Sends a request that seats `player` (`join`); the client follows `session_elsewhere` to the
+    /// node that owns the session by itself. Its answer.
     func place(_ player: BotPlayer, _ what: String, _ request: @escaping @Sendable (BotPlayer) async -> String?) async throws -> RequestOutcome {
-        for _ in 0..<20 {
-            guard let id = await request(player) else { throw BotFailure.check("\(what): nothing to send") }
-            let outcome = try await answer(player, id, what)
-            guard case .redirected(let url, let retryAfter) = outcome else { return outcome }
-            if let url {
-                printer.note("· \(player.label) is sent to \(url)")
-                try await player.move(to: url)
-                _ = try await awaitWelcome(player)
-            } else {
-                try await Task.sleep(for: .seconds(retryAfter))
-            }
+        guard let id = await request(player) else { throw BotFailure.check("\(what): nothing to send") }
+        let outcome = try await answer(player, id, what)
+        if case .redirected(let url, _) = outcome {
+            throw BotFailure.check("\(what) was still answered session_elsewhere (\(url ?? "no node")) after the client's redirects")
         }
-        throw BotFailure.check("\(what) was redirected 20 times")
+        return outcome
     }
 
     /// Waits for request `id` of `player` to be answered; a refusal or a lost connection fails the run.

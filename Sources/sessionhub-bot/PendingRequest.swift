@@ -1,14 +1,12 @@
-/// A request a player sent and whose answer it has not seen yet.
+/// A request a player made whose call has not returned yet.
 struct PendingRequest: Sendable {
     /// What was asked.
     enum Kind: String, Sendable {
-        case start, resume, say, recast, acceptRecast, end, leave
+        case start, say, recast, acceptRecast, end, leave
     }
 
     /// What was asked.
     var kind: Kind
-    /// The message as sent, to send again after `rate_limited`.
-    var text: String
-    /// How many times it was sent again.
+    /// How many times it was sent again after `rate_limited`.
     var retries = 0
 }

@@ -196,8 +196,9 @@ struct BotIntegrationTests {
             #expect(run.status == 0, "\(run)")
             let summary = try BotSummary(json: run.stdout)
             #expect(summary.linesSpoken == 3)
-            // n2, then n1 (the redirect), then n1 again after the drop (where its seat is).
-            #expect(summary.players.first?.connections == 3)
+            // n2, then n1 (the redirect); after the drop the client comes back through the URL it
+            // was given (n2) and follows the seat to n1 again.
+            #expect(summary.players.first?.connections == 4)
             #expect(summary.players.first?.problems == [])
             #expect(summary.resumes.first?.complete == true)
         }
