@@ -8,8 +8,8 @@
 /// **Order.** Transactions in flight at the same time may commit in any order, so a batch never
 /// takes an entry of a session that another batch in flight holds: a session's entries are
 /// committed in the order they were appended, and an entry is durable only after every earlier
-/// entry of its session. (``HubDomain/LiveSession`` appends one entry at a time anyway; this keeps
-/// the journal right for any caller.)
+/// entry of its session. Entries queued together (``enqueue(contentsOf:session:)``) are taken
+/// together, since the queue's batches have no size limit.
 ///
 /// A pure value: the journal keeps it behind a lock, and each transition says what to do.
 struct JournalCommitQueue<Item> {
@@ -27,7 +27,12 @@ struct JournalCommitQueue<Item> {
     /// Queues `item` of `session`. Returns true when the caller must start a committer (which
     /// then calls ``nextBatch(finishing:)`` with no batch until it gets nil).
     mutating func enqueue(_ item: Item, session: String) -> Bool {
-        pending.append((session, item))
+        enqueue(contentsOf: CollectionOfOne(item), session: session)
+    }
+
+    /// Queues consecutive `items` of `session` together: they are always in the same batch.
+    mutating func enqueue(contentsOf items: some Sequence<Item>, session: String) -> Bool {
+        for item in items { pending.append((session, item)) }
         guard committers < maxInFlight, !busySessions.contains(session) else { return false }
         committers += 1
         return true

@@ -28,7 +28,9 @@ public final class PostgresJournal: RecoverableJournal {
         var kind: String
         var body: String
         var epoch: Int64
-        var continuation: CheckedContinuation<Void, any Error>
+        /// Resumed when the row's commit ends; only the last row of a group appended together
+        /// carries one (a group is always in one commit: ``JournalCommitQueue``).
+        var continuation: CheckedContinuation<Void, any Error>?
     }
 
     private struct Key: Hashable {
@@ -99,12 +101,24 @@ public final class PostgresJournal: RecoverableJournal {
     }
 
     public func append(_ entry: JournalEntry) async throws {
-        guard let epoch = heldEpoch(entry.sessionId) else { throw JournalFailure.fenced(sessionId: entry.sessionId) }
-        let (kind, bytes) = try JournalBody.encode(entry)
-        let body = String(decoding: bytes, as: UTF8.self)
+        try await append(contentsOf: [entry])
+    }
+
+    /// Appends consecutive entries of one session in one commit (one insert).
+    public func append(contentsOf entries: [JournalEntry]) async throws {
+        guard let sessionId = entries.first?.sessionId else { return }
+        guard let epoch = heldEpoch(sessionId) else { throw JournalFailure.fenced(sessionId: sessionId) }
+        var group: [Pending] = []
+        group.reserveCapacity(entries.count)
+        for entry in entries {
+            precondition(entry.sessionId == sessionId, "a group of journal entries belongs to one session")
+            let (kind, bytes) = try JournalBody.encode(entry)
+            group.append(Pending(entry: entry, kind: kind, body: String(decoding: bytes, as: UTF8.self), epoch: epoch,
+                                 continuation: nil))
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let pending = Pending(entry: entry, kind: kind, body: body, epoch: epoch, continuation: continuation)
-            let start = queue.withLock { $0.enqueue(pending, session: entry.sessionId) }
+            group[group.count - 1].continuation = continuation
+            let start = queue.withLock { $0.enqueue(contentsOf: group, session: sessionId) }
             if start { Task { await self.commitLoop() } }
         }
     }
@@ -192,17 +206,22 @@ public final class PostgresJournal: RecoverableJournal {
             commits.add(1, ordering: .relaxed)
             let missing = batch.filter { !stored.contains(Key(sessionId: $0.entry.sessionId, seq: Int64($0.entry.seq))) }
             let earlier = missing.isEmpty ? [:] : try await storedEpochs(of: missing)
+            // A group succeeds only if every row of it is stored (its rows share session and epoch).
+            var refused: Set<String> = []
+            for pending in missing where earlier[Key(sessionId: pending.entry.sessionId, seq: Int64(pending.entry.seq))] != pending.epoch {
+                refused.insert(pending.entry.sessionId)
+            }
             for pending in batch {
-                let key = Key(sessionId: pending.entry.sessionId, seq: Int64(pending.entry.seq))
-                if stored.contains(key) || earlier[key] == pending.epoch {
-                    pending.continuation.resume()
+                guard let continuation = pending.continuation else { continue }
+                if refused.contains(pending.entry.sessionId) {
+                    continuation.resume(throwing: JournalFailure.fenced(sessionId: pending.entry.sessionId))
                 } else {
-                    pending.continuation.resume(throwing: JournalFailure.fenced(sessionId: pending.entry.sessionId))
+                    continuation.resume()
                 }
             }
         } catch {
             let failure = JournalFailure.unavailable(PostgresPool.describe(error))
-            for pending in batch { pending.continuation.resume(throwing: failure) }
+            for pending in batch { pending.continuation?.resume(throwing: failure) }
         }
     }
 

@@ -49,6 +49,29 @@ struct JournalTests {
         #expect(seqs == seqs.sorted(), "journal order: \(seqs)")
     }
 
+    /// Changes queued while a write is in flight go in the next write together: one round trip
+    /// for all of them, not one each (what keeps a slow journal's queue short).
+    @Test func changesQueuedBehindAWriteShareTheNextOne() async throws {
+        let journal = GatedJournal()
+        let (_, alice, bob, held) = try await Self.pair(journal)
+        let first = Task { try await alice.say("primera") }
+        await journal.waitUntilHeld()
+        let second = Task { try await bob.say("segunda") }
+        let third = Task { try await alice.say("tercera") }
+        // Both wait behind the held write (their sends are not answered before it is durable).
+        for _ in 0..<200 where await alice.session.currentSeq < held + 2 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await alice.session.currentSeq == held + 2)
+        journal.release()
+        try await first.value
+        try await second.value
+        try await third.value
+        let writes = journal.writes.filter { ($0.first ?? 0) >= held }
+        #expect(writes == [[held], [held + 1, held + 2]], "writes: \(writes)")
+        for member in [alice, bob] {
+            #expect(member.link.seqs.filter { $0 >= held } == [held, held + 1, held + 2], "\(member.id)")
+        }
+    }
+
     @Test
     func endingWhileALineIsBeingJournaledStillDeliversIt() async throws {
         let journal = GatedJournal()

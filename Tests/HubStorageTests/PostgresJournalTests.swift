@@ -114,6 +114,25 @@ struct PostgresJournalTests {
         }
     }
 
+    @Test("Entries appended together are one commit; a group partly stored before (a retry) succeeds; a fenced group stores nothing")
+    func groupedAppends() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1")
+            try await journal.opened(Self.header("s1"))
+            let before = journal.commitCount
+            try await journal.append(contentsOf: (1...5).map { Self.entry("s1", $0) })
+            #expect(journal.commitCount == before + 1)
+            // A retry of a group whose first rows were already stored at this epoch.
+            try await journal.append(contentsOf: (4...7).map { Self.entry("s1", $0) })
+            #expect(try await journal.entries(sessionId: "s1").map(\.seq) == Array(1...7))
+            try await pool.client.query("UPDATE sessions SET owner_node = 'n2', epoch = epoch + 1 WHERE session_id = 's1'")
+            await #expect(throws: JournalFailure.fenced(sessionId: "s1")) {
+                try await journal.append(contentsOf: (8...9).map { Self.entry("s1", $0) })
+            }
+            #expect(try await journal.entries(sessionId: "s1").map(\.seq) == Array(1...7))
+        }
+    }
+
     @Test("A database that cannot be reached makes appends throw unavailable")
     func unavailable() async throws {
         try await PostgresTestDatabase.with { pool in

@@ -104,6 +104,23 @@ struct SQLiteJournalTests {
         journal.close()
     }
 
+    @Test("Entries appended together are one transaction: all stored, or (failed commit) none; a retry stores each once")
+    func groupedAppends() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let journal = try SQLiteJournal(path: dir.file())
+        let group = (1...4).map { JournalEntry(sessionId: "s", seq: $0, timestamp: Int64($0), event: .line(Fixture.line($0, speaker: "ana", at: Int64($0)), ref: nil)) }
+        journal.failNextCommits = 1
+        await #expect(throws: StorageError.self) { try await journal.append(contentsOf: group) }
+        #expect(try journal.entries(sessionId: "s").isEmpty)
+        let before = journal.commitCount
+        try await journal.append(contentsOf: group)
+        #expect(journal.commitCount == before + 1)
+        try await journal.append(contentsOf: Array(group[2...]))
+        #expect(try journal.entries(sessionId: "s").map(\.seq) == [1, 2, 3, 4])
+        journal.close()
+    }
+
     @Test("close commits what is queued and later appends throw")
     func closeStops() async throws {
         let dir = try TemporaryDirectory()

@@ -502,8 +502,8 @@ public actor LiveSession {
     private var journalWriterActive = false
     private var drainWaiters: [CheckedContinuation<Bool, Never>] = []
 
-    /// Writes queued journal entries strictly in seq order, one write in flight per session,
-    /// delivering each broadcast once its entry is durable. A caller that finds a write in
+    /// Writes queued journal entries strictly in seq order, one write in flight per session
+    /// (taking every entry queued by then), delivering each broadcast once its entry is durable. A caller that finds a write in
     /// flight returns at once: the running writer takes its entry too.
     ///
     /// A change whose write failed is never delivered: the session holds it and everything
@@ -514,20 +514,31 @@ public actor LiveSession {
         guard !journalWriterActive, phase != .moved else { return }
         journalWriterActive = true
         defer { journalWriterActive = false }
-        while let entry = pendingEntries.first {
+        while !pendingEntries.isEmpty {
+            // Everything queued so far goes in one write: entries queued while a write is in
+            // flight wait one round trip, not one each.
+            let batch = pendingEntries
             do {
                 if !headerJournaled {
                     try await ports.journal.opened(header)
                     headerJournaled = true
                 }
-                try await ports.journal.append(entry)
+                if batch.count == 1 {
+                    try await ports.journal.append(batch[0])
+                } else {
+                    try await ports.journal.append(contentsOf: batch)
+                }
             } catch {
+                guard phase != .moved else { return }
                 journalFailed(error)
                 return
             }
-            pendingEntries.removeFirst()
+            // The session may have been let go while the write was in flight.
+            guard phase != .moved else { return }
+            pendingEntries.removeFirst(batch.count)
             journalHealth = .healthy
-            if let at = outbox.firstIndex(where: { $0.seq == entry.seq }) { outbox[at].durable = true }
+            let last = batch[batch.count - 1].seq
+            for index in outbox.indices where outbox[index].seq <= last { outbox[index].durable = true }
             drain()
         }
     }

@@ -33,7 +33,9 @@ public final class SQLiteJournal: RecoverableJournal {
         var sessionId: String
         var row: Row
         var body: [UInt8]
-        var continuation: CheckedContinuation<Void, any Error>
+        /// Resumed once the row's transaction ends; only the last row of a group appended
+        /// together carries one (the group is always in one transaction).
+        var continuation: CheckedContinuation<Void, any Error>?
     }
 
     private struct State: Sendable {
@@ -93,6 +95,17 @@ public final class SQLiteJournal: RecoverableJournal {
         try await enqueue(entry.sessionId, .entry(seq: entry.seq, timestamp: entry.timestamp, kind: kind), body: body)
     }
 
+    /// Appends entries in one transaction (the next group commit); returns once it committed.
+    public func append(contentsOf entries: [JournalEntry]) async throws {
+        var rows: [(String, Pending.Row, [UInt8])] = []
+        rows.reserveCapacity(entries.count)
+        for entry in entries {
+            let (kind, body) = try JournalBody.encode(entry)
+            rows.append((entry.sessionId, .entry(seq: entry.seq, timestamp: entry.timestamp, kind: kind), body))
+        }
+        try await enqueue(rows)
+    }
+
     /// Records the session's header (before its first entry), in the next group commit.
     public func opened(_ header: SessionHeader) async throws {
         try await enqueue(header.sessionId, .header(startedAt: header.startedAt), body: Array(try SQLiteStore.encode(header)))
@@ -100,11 +113,21 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// Queues one row and returns once its transaction committed.
     private func enqueue(_ sessionId: String, _ row: Pending.Row, body: [UInt8]) async throws {
+        try await enqueue([(sessionId, row, body)])
+    }
+
+    /// Queues rows together (the committer takes everything queued, so they share one
+    /// transaction) and returns once it committed.
+    private func enqueue(_ rows: [(String, Pending.Row, [UInt8])]) async throws {
+        guard !rows.isEmpty else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let pending = Pending(sessionId: sessionId, row: row, body: body, continuation: continuation)
+            var group = rows.indices.map { index in
+                Pending(sessionId: rows[index].0, row: rows[index].1, body: rows[index].2, continuation: nil)
+            }
+            group[group.count - 1].continuation = continuation
             let admission = state.withLock { state -> Admission in
                 if state.closed { return .closed }
-                state.pending.append(pending)
+                state.pending.append(contentsOf: group)
                 if state.scheduled { return .queued }
                 state.scheduled = true
                 return .schedule(at: state.lastCommit + intervalNanoseconds)
@@ -226,10 +249,10 @@ public final class SQLiteJournal: RecoverableJournal {
                 if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
             }
             state.withLock { $0.commits += 1 }
-            for entry in batch { entry.continuation.resume() }
+            for entry in batch { entry.continuation?.resume() }
         } catch {
             let failure = error as? StorageError ?? StorageError("journal commit: \(error)")
-            for entry in batch { entry.continuation.resume(throwing: failure) }
+            for entry in batch { entry.continuation?.resume(throwing: failure) }
         }
     }
 

@@ -17,6 +17,10 @@ struct MeasuredJournal: RecoverableJournal {
         try await measure { try await inner.append(entry) }
     }
 
+    func append(contentsOf entries: [JournalEntry]) async throws {
+        try await measure { try await inner.append(contentsOf: entries) }
+    }
+
     func closed(sessionId: String) async {
         await inner.closed(sessionId: sessionId)
     }

@@ -6,6 +6,7 @@ import Synchronization
 final class GatedJournal: SessionJournal {
     private struct State {
         var entries: [JournalEntry] = []
+        var writes: [[Int]] = []
         var heldSeq: Int?
         var held: CheckedContinuation<Void, Never>?
         var arrived = false
@@ -49,6 +50,12 @@ final class GatedJournal: SessionJournal {
     }
 
     func append(_ entry: JournalEntry) async throws {
+        try await append(contentsOf: [entry])
+    }
+
+    /// One write of several entries; held when its first entry's seq is the held one.
+    func append(contentsOf group: [JournalEntry]) async throws {
+        guard let entry = group.first else { return }
         let mustWait = state.withLock { $0.heldSeq == entry.seq }
         if mustWait {
             await withCheckedContinuation { (held: CheckedContinuation<Void, Never>) in
@@ -61,8 +68,14 @@ final class GatedJournal: SessionJournal {
                 waiter?.resume()
             }
         }
-        state.withLock { $0.entries.append(entry) }
+        state.withLock {
+            $0.entries.append(contentsOf: group)
+            $0.writes.append(group.map(\.seq))
+        }
     }
+
+    /// The seqs of each write, in the order the writes completed.
+    var writes: [[Int]] { state.withLock { $0.writes } }
 
     /// The entries in the order their appends completed.
     func entries(of sessionId: String) -> [JournalEntry] {
