@@ -152,7 +152,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
-            resources: [.copy("Dashboard/Static")],
+            resources: [.copy("Dashboard/Static"), .copy("Web/Play")],
             swiftSettings: strict
         ),
         // The client library: what an app links (docs/CLIENT.md).

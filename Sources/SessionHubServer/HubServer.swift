@@ -102,9 +102,21 @@ public final class HubServer: Sendable {
         self.metricsSource = metricsSource
         let dashboard = DashboardFeed(console: operators, metrics: metricsSource, settings: configuration.dashboard)
         self.dashboard = dashboard
-        let dashboardAssets = DashboardAssets.load()
-        if let problem = dashboardAssets.problem {
-            logger.warning("operator dashboard unavailable", metadata: ["problem": "\(problem)"])
+        let dashboardAssets = StaticAssets.dashboard(), playAssets = StaticAssets.play()
+        for assets in [dashboardAssets, playAssets] {
+            if let problem = assets.problem {
+                logger.warning("static files unavailable", metadata: ["problem": "\(problem)"])
+            }
+        }
+        let cors = try configuration.web.corsPolicy()
+        var devSignIn: DevSignIn?
+        if try configuration.web.devSignInEnabled(host: configuration.host) {
+            devSignIn = DevSignIn(authority: TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy),
+                                  clock: hubPorts.clock, profiles: stores?.profiles, maxBodyBytes: configuration.maxAPIBodySize)
+            if !WebSettings.isLoopback(configuration.host) {
+                logger.warning("development sign-in is on for a hub others can reach: anyone can get a token (http.devSignIn off turns it off)",
+                               metadata: ["host": "\(configuration.host)"])
+            }
         }
         let runtime = HubRuntime(
             hub: hub, tokens: tokens, clock: hubPorts.clock,
@@ -132,7 +144,8 @@ public final class HubServer: Sendable {
                 HubAPI(tokens: tokens, clock: clock, stores: $0, maxBodyBytes: configuration.maxAPIBodySize,
                        postedSessions: PostedSessionRules(configuration.hub),
                        maxFullHistoryPage: configuration.maxFullHistoryPage, channels: channels)
-            }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets,
+            }, metrics: metricsSource, operators: operators, dashboard: dashboardAssets, play: playAssets,
+            devSignIn: devSignIn, cors: cors,
             joinCodes: JoinCodeLookup(hub: hub, tokens: tokens, clock: clock),
             maxAPIBodySize: configuration.maxAPIBodySize),
             group: group,

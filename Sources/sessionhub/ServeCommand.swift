@@ -150,6 +150,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as JWKSError {
             logger.critical("invalid identity provider settings", metadata: ["code": "\(error.code)", "problem": "\(error)"])
             throw ExitCode(78)
+        } catch let error as SettingsError {
+            logger.critical("invalid settings", metadata: ["problem": "\(error)"])
+            throw ExitCode(64)
         }
         let bound: Int
         do {

@@ -44,6 +44,8 @@ public struct HubServerConfiguration: Sendable {
     /// The app's identity provider, whose RS256 and ES256 tokens the hub accepts besides its own
     /// HS256 ones (JWKS file or URL, issuer, audience, refresh); off by default.
     public var identityProvider = IdentityProviderSettings()
+    /// What the hub offers browsers: CORS on the JSON API, the web player's development sign-in.
+    public var web = WebSettings()
     /// The least time between two commits of the SQLite journal (group commit): appends that
     /// arrive meanwhile share the next transaction. 0 commits as soon as the last commit ends.
     /// Default 1 ms: at 1,500 lines/s it cut the hub's CPU by a tenth and its p99 by half

@@ -3,8 +3,8 @@ import NIOHTTP1
 import WebSocketTransport
 
 /// The hub's plain HTTP routes: health and readiness, Prometheus metrics, the operator API (`/admin/api/`), the
-/// operator dashboard's files (`/admin`, `/admin/dashboard.css`, `/admin/dashboard.js`), and the JSON API when a
-/// store is configured.
+/// operator dashboard's files (`/admin`, …), the web player's (`/play`, …), the development sign-in, and the JSON
+/// API when a store is configured; CORS on `/api/…` when configured.
 struct HubHTTPResponder: HTTPResponder {
     let api: HubAPI?
     /// What `GET /metrics` renders (Prometheus text format); nil answers 404 there.
@@ -12,7 +12,13 @@ struct HubHTTPResponder: HTTPResponder {
     /// The operator routes (`/admin/api/*`, `/readyz`); nil answers 404 there.
     var operators: OperatorConsole? = nil
     /// The dashboard's static files; nil answers 404 there.
-    var dashboard: DashboardAssets? = nil
+    var dashboard: StaticAssets? = nil
+    /// The web player's static files; nil answers 404 there.
+    var play: StaticAssets? = nil
+    /// `POST /api/dev/sign-in`; nil (turned off) answers 404 there.
+    var devSignIn: DevSignIn? = nil
+    /// Cross-origin access to `/api/…`; nil sends no CORS headers.
+    var cors: CORSPolicy? = nil
     /// `GET /api/join-codes/{code}` (with or without a store); nil answers 404 there.
     var joinCodes: JoinCodeLookup? = nil
     /// The JSON API's body limit (``HubServerConfiguration/maxAPIBodySize``).
@@ -25,8 +31,21 @@ struct HubHTTPResponder: HTTPResponder {
     }
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        guard let cors, cors.applies(to: request.path) else { return await route(request) }
+        if let preflight = cors.preflight(request) { return preflight }
+        var response = await route(request)
+        cors.decorate(&response, for: request)
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        if let play, play.serves(request.path) { return play.respond(to: request) }
+        if request.path == DevSignIn.path {
+            guard let devSignIn else { return APIError.notFound("the development sign-in is off (http.devSignIn)").response }
+            return await devSignIn.respond(to: request)
+        }
         if let dashboard {
-            if DashboardAssets.serves(request.path) { return dashboard.respond(to: request) }
+            if dashboard.serves(request.path) { return dashboard.respond(to: request) }
             if request.path == "/admin/feed" {
                 var response = HTTPResponse.text(.upgradeRequired, "/admin/feed is a WebSocket endpoint\n")
                 response.headers.add(name: "Upgrade", value: "websocket")

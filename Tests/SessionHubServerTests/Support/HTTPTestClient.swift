@@ -13,10 +13,11 @@ enum HTTPTestClient {
     }
 
     static func request(_ method: String, port: Int, _ path: String, token: String? = nil, body: [String: Any]? = nil,
-                        raw: Data? = nil) async throws -> Reply {
+                        raw: Data? = nil, headers extra: [String: String] = [:]) async throws -> Reply {
         guard let url = URL(string: "http://127.0.0.1:\(port)\(path)") else { throw URLError(.badURL) }
         var request = URLRequest(url: url)
         request.httpMethod = method
+        for (name, value) in extra { request.setValue(value, forHTTPHeaderField: name) }
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
