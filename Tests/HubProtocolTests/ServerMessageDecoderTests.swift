@@ -1,5 +1,6 @@
+import Foundation
 import HubDomain
-import HubProtocol
+@testable import HubProtocol
 import Testing
 
 @Suite("Server message decoding (bot side)")
@@ -181,6 +182,23 @@ struct ServerMessageDecoderTests {
         #expect(ended.participants.map(\.history.description) == ["Success", "Error(featureLocked)", "Error(networkError)"])
         #expect(ended.participants[1].weakSpots == ["grammar": 1, "vocabulary": 2])
         #expect(ended.participants[1].collaboration.helpGiven == 2)
+    }
+
+    @Test("The type read from the leading bytes (the hub's layout) decodes the same as a full pass (any key order)")
+    func leadingTypeFastPath() throws {
+        let hubLayout = #"{"type":"pong","serverTime":42,"ref":"p1"}"#
+        let otherOrder = #"{"serverTime":42,"ref":"p1","type":"pong"}"#
+        let spaced = #"{ "type" : "pong", "serverTime":42,"ref":"p1"}"#
+        #expect(ServerMessageDecoder.leadingType(Data(hubLayout.utf8)) == "pong")
+        #expect(ServerMessageDecoder.leadingType(Data(otherOrder.utf8)) == nil)
+        #expect(ServerMessageDecoder.leadingType(Data(spaced.utf8)) == nil)
+        #expect(ServerMessageDecoder.leadingType(Data(#"{"type":"po\u006eg","serverTime":1}"#.utf8)) == nil)
+        #expect(ServerMessageDecoder.leadingType(Data(#"{"type":""}"#.utf8)) == nil)
+        let decoded = try decoder.decode(hubLayout)
+        #expect(decoded == (try decoder.decode(otherOrder)))
+        #expect(decoded == (try decoder.decode(spaced)))
+        // Starts like a message, is not JSON: the same failure as without the fast path.
+        #expect(throws: ServerMessageDecoder.Failure.malformedJSON) { try decoder.decode(#"{"type":"pong","serverTime":4"#) }
     }
 
     @Test("Unknown types are .other; broken messages are precise failures")

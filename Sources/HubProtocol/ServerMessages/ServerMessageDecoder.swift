@@ -33,18 +33,28 @@ public struct ServerMessageDecoder: Sendable {
     /// Decodes UTF-8 JSON.
     public func decode(_ data: Data) throws(Failure) -> ServerMessage {
         let decoder = JSONDecoder()
-        let probe: TypeOnly
-        do {
-            probe = try decoder.decode(TypeOnly.self, from: data)
-        } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
-            throw .missingType  // `type` is there but not a string
-        } catch {
-            throw .malformedJSON
+        let type: String
+        if let leading = Self.leadingType(data) {
+            // The hub writes `type` first: no second pass over the message to find it. A
+            // message that is not JSON after all fails in the decode below.
+            type = leading
+        } else {
+            let probe: TypeOnly
+            do {
+                probe = try decoder.decode(TypeOnly.self, from: data)
+            } catch DecodingError.typeMismatch(_, let context) where !context.codingPath.isEmpty {
+                throw .missingType  // `type` is there but not a string
+            } catch {
+                throw .malformedJSON
+            }
+            guard let probed = probe.type else { throw .missingType }
+            type = probed
         }
-        guard let type = probe.type else { throw .missingType }
         func body<T: Decodable>(_ kind: T.Type) throws(Failure) -> T {
             do {
                 return try decoder.decode(kind, from: data)
+            } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+                throw .malformedJSON  // not JSON at all, though it starts like a message
             } catch {
                 throw .invalidMessage(type: type, detail: Self.describe(error))
             }
@@ -65,6 +75,30 @@ public struct ServerMessageDecoder: Sendable {
         case "stats": return .stats(try body(ServerMessage.StatsBroadcast.self))
         case "ended": return .ended(try body(ServerMessage.EndedBroadcast.self))
         default: return .other(type: type)
+        }
+    }
+
+    /// The `type` of a message that starts exactly `{"type":"` followed by letters and a closing
+    /// quote (how the hub writes every message), else nil (then a full pass finds it).
+    static func leadingType(_ data: Data) -> String? {
+        let prefix: StaticString = #"{"type":""#
+        return data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> String? in
+            let count = prefix.utf8CodeUnitCount
+            guard raw.count > count + 1 else { return nil }
+            let head = UnsafeRawBufferPointer(start: prefix.utf8Start, count: count)
+            guard raw.prefix(count).elementsEqual(head) else { return nil }
+            var end = count
+            while end < raw.count, end - count <= 32 {
+                let byte = raw[end]
+                if byte == UInt8(ascii: "\"") {
+                    return end > count ? String(decoding: UnsafeRawBufferPointer(rebasing: raw[count..<end]), as: UTF8.self) : nil
+                }
+                guard (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) else {
+                    return nil
+                }
+                end += 1
+            }
+            return nil
         }
     }
 
