@@ -146,7 +146,10 @@ export const ConnectionState = Object.freeze({
   CONNECTING: 'connecting',
   /** Authenticated as `userId` (after a drop: and back in the session, if it still had one). */
   CONNECTED: 'connected',
-  /** The connection dropped; attempt `attempt` to come back is under way. */
+  /**
+   * The connection dropped; attempt `attempt` to come back is under way (`code` and `reason`:
+   * the close that started it, null code: no close frame).
+   */
   RECONNECTING: 'reconnecting',
   /** Closed, by either side, with `code` (null: no close frame) and `reason`. */
   CLOSED: 'closed',
@@ -218,7 +221,7 @@ export function transition(state, event, { policy }) {
       if (state.kind !== S.CONNECTED) return stay;
       if (policy && (event.onPurpose || ReconnectPolicy.reconnects(event.code, event.reason))) {
         return {
-          state: { kind: S.RECONNECTING, attempt: 1 },
+          state: { kind: S.RECONNECTING, attempt: 1, code: event.code, reason: event.reason },
           actions: [A.FAIL_REQUESTS, event.inSession ? A.HOLD_SEAT : A.FAIL_LINES, A.SCHEDULE_ATTEMPT],
         };
       }
@@ -230,7 +233,7 @@ export function transition(state, event, { policy }) {
       if (policy?.maxAttempts != null && next > policy.maxAttempts) {
         return { state: { kind: S.CLOSED, code: null, reason: 'gave up reconnecting' }, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
       }
-      return { state: { kind: S.RECONNECTING, attempt: next }, actions: [A.SCHEDULE_ATTEMPT] };
+      return { state: { ...state, attempt: next }, actions: [A.SCHEDULE_ATTEMPT] };
     }
     case 'back':
       if (state.kind !== S.RECONNECTING) return stay;

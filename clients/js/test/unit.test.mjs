@@ -15,10 +15,10 @@ test('state machine: connect, welcome, drop in a session, back', () => {
   step = transition(step.state, { type: 'welcomed', userId: 'ana' }, { policy });
   assert.deepEqual(step.state, { kind: S.CONNECTED, userId: 'ana' });
   step = transition(step.state, { type: 'socketClosed', code: null, reason: '', inSession: true, welcomed: true }, { policy });
-  assert.deepEqual(step.state, { kind: S.RECONNECTING, attempt: 1 });
+  assert.deepEqual(step.state, { kind: S.RECONNECTING, attempt: 1, code: null, reason: '' });
   assert.deepEqual(step.actions, [Action.FAIL_REQUESTS, Action.HOLD_SEAT, Action.SCHEDULE_ATTEMPT]);
   step = transition(step.state, { type: 'attemptFailed' }, { policy });
-  assert.deepEqual(step, { state: { kind: S.RECONNECTING, attempt: 2 }, actions: [Action.SCHEDULE_ATTEMPT] });
+  assert.deepEqual(step, { state: { kind: S.RECONNECTING, attempt: 2, code: null, reason: '' }, actions: [Action.SCHEDULE_ATTEMPT] });
   // A socket of the attempt closing: the attempt sees it; the state stays.
   const during = transition(step.state, { type: 'socketClosed', code: null, reason: '', welcomed: true }, { policy });
   assert.deepEqual(during, { state: step.state, actions: [Action.FAIL_REQUESTS] });
