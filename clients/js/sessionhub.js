@@ -387,7 +387,10 @@ export const ApplyOutcome = Object.freeze({
  * Every string in it is player or hub data: render it as text, never as HTML.
  */
 export class SessionModel {
-  /** @param {object} snapshot a SessionSnapshot (docs/PROTOCOL.md section 8) */
+  /**
+   * @param {object} snapshot a SessionSnapshot (docs/PROTOCOL.md section 8), or what
+   *   {@link SessionModel#toJSON} made
+   */
   constructor(snapshot) {
     /** The session (32 hex digits). */
     this.sessionId = snapshot.sessionId;
@@ -417,9 +420,15 @@ export class SessionModel {
      * once the session ended, everyone's final figures.
      * @type {Map<string, object>}
      */
-    this.stats = new Map();
+    this.stats = new Map((snapshot.stats ?? []).map((figures) => [figures.userId, figures]));
     /** The `ended` broadcast, once the session is over. */
     this.ended = null;
+  }
+
+  /** Plain JSON of the model, for a saved seat (`new SessionModel(json)` reads it; `ended` is left out). */
+  toJSON() {
+    const { sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, you, participants, lines, recasts } = this;
+    return { sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, you, participants, lines, recasts, stats: [...this.stats.values()] };
   }
 
   /** The participant `userId` among those present, or undefined. */
@@ -620,6 +629,16 @@ export class SessionHubClient {
   /** The lines said and not yet acknowledged, in order (`clientId`, `text`, `translation`). */
   get pendingLines() { return this.#outbox.lines.map(({ clientId, text, translation }) => ({ clientId, text, translation })); }
 
+  /**
+   * What to keep (e.g. in `sessionStorage`, as JSON) to take the seat back after the page is
+   * reloaded: the newest resume token, the model and the unacknowledged lines; null outside a
+   * session. Give it to `connect({seat})`. It holds the resume token: keep it like a credential.
+   */
+  get seat() {
+    if (!this.inSession || !this.#resumeToken || !this.#session) return null;
+    return { resumeToken: this.#resumeToken, session: this.#session.toJSON(), unsentLines: this.pendingLines };
+  }
+
   // ----- Events -----
 
   /** Calls `listener` for every event `type`; returns a function that stops it. */
@@ -662,15 +681,26 @@ export class SessionHubClient {
 
   // ----- Connection -----
 
-  /** Opens the connection with a fresh token and resolves with the hub's `welcome`. */
-  async connect() {
+  /**
+   * Opens the connection with a fresh token and resolves with the hub's `welcome`.
+   * @param {{seat?: object|null}} [options] `seat`: a {@link SessionHubClient#seat} saved
+   *   earlier (a page reload). If the hub still holds that seat (`welcome.resumableSessionId`),
+   *   the client resumes it and sends its unacknowledged lines (each recorded once); otherwise it
+   *   stays in the lobby (`inSession` false: forget the saved seat).
+   */
+  async connect({ seat = null } = {}) {
     if (this.#state.kind !== ConnectionState.IDLE && this.#state.kind !== ConnectionState.CLOSED) {
       throw SessionHubError.wrongState('already connected or connecting');
     }
     this.#dispatch({ type: 'connect' });
     const epoch = this.#epoch;
     try {
-      const welcome = await this.#open();
+      let welcome = await this.#open();
+      if (seat?.session && seat.resumeToken && welcome.resumableSessionId === seat.session.sessionId) {
+        await this.#takeBack(seat);
+        if (epoch !== this.#epoch || !this.#socketWelcomed) throw SessionHubError.connectionClosed(null, 'the seat could not be taken back');
+        welcome = this.#welcome;
+      }
       this.#dispatch({ type: 'welcomed', userId: welcome.userId });
       return welcome;
     } catch (error) {
@@ -962,6 +992,18 @@ export class SessionHubClient {
   }
 
   // ----- Resume -----
+
+  /** Takes back a seat saved before a reload: its model, its lines, then `resume`. */
+  async #takeBack(seat) {
+    this.#session = new SessionModel(seat.session);
+    this.#resumeToken = seat.resumeToken;
+    const nobody = { resolve() {}, reject() {} }; // whoever said them is gone with the old page
+    for (const line of seat.unsentLines ?? []) {
+      if (this.#outbox.lines.some((l) => l.clientId === line.clientId)) continue;
+      this.#outbox.add(line.clientId, line.text, line.translation ?? '', nobody);
+    }
+    if ((await this.#resumeSeat()) === 'retry') this.#awaitingResume = false; // refused for now; the saved seat stays good
+  }
 
   /**
    * Sends `resume` with the newest token and the model's `seq` (following the seat to its node);

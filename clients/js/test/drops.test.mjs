@@ -165,3 +165,38 @@ test('dropConnection(): the client comes back by itself and keeps its seat', { s
   ana.close();
   ben.close();
 });
+
+test('a page reload: a new client takes the saved seat back and sends the unacknowledged line once', { skip: skipHub, timeout: 20_000 }, async () => {
+  const proxy = await TcpProxy.to(hubURL);
+  after(() => proxy.close());
+  const [anaId, benId] = ['ana', 'ben'].map(uniqueUser);
+  const ana = makeClient(anaId);
+  const oldPage = makeClient(benId, { url: proxy.url });
+  await Promise.all([ana.connect(), oldPage.connect()]);
+  await oldPage.join((await ana.host({ scenarioId: 'hotel-check-in' })).joinCode);
+  await oldPage.say('Bonsoir.');
+  proxy.latest.hold('toHub');
+  oldPage.say('Je voudrais une chambre.').catch(() => {}); // never reaches the hub
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  // What the page saved (as JSON, like sessionStorage would), then the page goes away.
+  const saved = JSON.parse(JSON.stringify(oldPage.seat));
+  assert.deepEqual(saved.unsentLines.map((l) => l.text), ['Je voudrais une chambre.']);
+  proxy.latest.cut();
+  oldPage.close();
+
+  const newPage = makeClient(benId);
+  await newPage.connect({ seat: saved });
+  assert.equal(newPage.inSession, true, 'back in the seat without a join');
+  assert.equal(newPage.state.kind, S.CONNECTED);
+  await eventually(() => ana.session.lines.length === 2 && newPage.session.lines.length === 2, 'the unsent line arriving');
+  await ana.ping();
+  assert.deepEqual(ana.session.lines.map((l) => l.textNative), ['Bonsoir.', 'Je voudrais une chambre.']);
+  assert.deepEqual(newPage.session.lines, ana.session.lines);
+  assert.deepEqual(newPage.pendingLines, []);
+  // A seat the hub no longer holds is not taken back.
+  const anaAgain = makeClient(anaId);
+  const stale = { ...saved, session: { ...saved.session, sessionId: 'f'.repeat(32) } };
+  await anaAgain.connect({ seat: stale });
+  assert.equal(anaAgain.inSession, false);
+  for (const c of [ana, newPage, anaAgain]) c.close();
+});
