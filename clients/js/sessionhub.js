@@ -329,13 +329,16 @@ export class RequestBook {
  * still in the outbox are sent again, in order.
  */
 export class LineOutbox {
-  /** @type {{clientId: string, text: string, translation: string, waiter: any, requestId: string|null}[]} */
+  /**
+   * `requestId`: the id of its latest send (null until sent); `timer`: its answer's timeout.
+   * @type {{clientId: string, text: string, translation: string, waiter: any, requestId: string|null, timer: any}[]}
+   */
   lines = [];
 
   get isEmpty() { return this.lines.length === 0; }
 
   add(clientId, text, translation, waiter) {
-    this.lines.push({ clientId, text, translation, waiter, requestId: null });
+    this.lines.push({ clientId, text, translation, waiter, requestId: null, timer: null });
   }
 
   /** Notes that the line `clientId` was sent under `requestId`. */
