@@ -6,9 +6,11 @@
 # Starts the hub on a free loopback port with a temporary secret and SQLite file (keepalive tick
 # 1 s, so a connection that dies silently is noticed in seconds; grace window 20 s), then runs
 # `node --test clients/js/test/*.test.mjs`: unit tests, a scripted fake hub (redirects between
-# nodes, the lost-resume-answer rule), and three players against the hub — a whole session, the
-# error paths, a request timeout, token renewal and expiry, and connections cut through a TCP
-# proxy with a line in flight (every transcript holds it exactly once). Stops the hub.
+# nodes, the lost-resume-answer rule), and players against the hub — a whole session, the error
+# paths, a request timeout, token renewal and expiry, connections cut through a TCP proxy with a
+# line in flight (every transcript holds it exactly once), a page reload taking its seat back, and,
+# when Chromium is installed ($CHROMIUM, else chromium on PATH), the module in headless Chromium
+# with the browser's own WebSocket. Stops the hub.
 # Exit status: the tests' (0 only when all passed and the hub stayed up); 1 when the hub cannot start.
 #
 # The hub binary is $SESSIONHUB_BIN, else .build/release/sessionhub, built with
@@ -22,7 +24,7 @@ cd "$ROOT"
 export DEBIAN_FRONTEND=noninteractive
 
 case "${1:-}" in
-  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
 esac
 
 log() { echo "[js-client-test] $*" >&2; }
@@ -87,7 +89,10 @@ PORT="$(tr -dc '0-9' <"$WORK/port")"
 log "hub on 127.0.0.1:$PORT"
 
 # ---- tests ----
-SESSIONHUB_URL="ws://127.0.0.1:$PORT/ws" SESSIONHUB_BIN="$BIN" SESSIONHUB_SECRET_FILE="$SECRET" \
+# The browser test runs when Chromium is installed (scripts/dashboard-test.sh installs it).
+CHROMIUM="${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
+[ -n "$CHROMIUM" ] || log "no Chromium: the browser test is skipped"
+SESSIONHUB_URL="ws://127.0.0.1:$PORT/ws" SESSIONHUB_BIN="$BIN" SESSIONHUB_SECRET_FILE="$SECRET" CHROMIUM="$CHROMIUM" \
   timeout -k 5 "$DEADLINE" node --test "$ROOT"/clients/js/test/*.test.mjs &
 TEST_PID=$!
 wait "$TEST_PID"
