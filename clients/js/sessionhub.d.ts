@@ -429,6 +429,8 @@ export interface Seat {
 export interface ClientEvents {
   state: [state: ConnectionStateValue, previous: ConnectionStateValue];
   model: [model: SessionModel, message: ServerMessage];
+  /** `seat` changed (new token, lines said or acknowledged, seat gone): save it again. */
+  seat: [seat: Seat | null];
   message: [message: ServerMessage];
   broadcast: [message: BroadcastMessage, outcome: ApplyResult];
   welcome: [message: Welcome];
@@ -463,7 +465,7 @@ export declare class SessionHubClient {
   readonly url: string;
   /** Lines said and not yet acknowledged, in order. */
   readonly pendingLines: { clientId: string; text: string; translation: string }[];
-  /** What to save to take the seat back after a reload; null outside a session. */
+  /** What to save to take the seat back after a reload; null when no seat is held (close() keeps it). */
   readonly seat: Seat | null;
 
   on<K extends keyof ClientEvents>(type: K, listener: (...args: ClientEvents[K]) => void): () => void;

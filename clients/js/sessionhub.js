@@ -536,8 +536,9 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * `seq`, so the model continues with exactly the broadcasts it missed, then the lines the hub
  * did not acknowledge go out again with their `clientId`.
  *
- * Events (`on(type, listener)`): `state` (state, previous), `model` (model, message), `message`
- * (every message from the hub, after it was applied), `broadcast` (message, outcome), and each
+ * Events (`on(type, listener)`): `state` (state, previous), `model` (model, message), `seat`
+ * (what `seat` returns, when a page should save it again), `message` (every message from the
+ * hub, after it was applied), `broadcast` (message, outcome), and each
  * message by its type (`participants`, `line`, `recast`, `recastAccepted`, `hostChanged`,
  * `stats`, `ended`, `left`, `error`, `welcome`, `resumed`, …).
  */
@@ -586,6 +587,10 @@ export class SessionHubClient {
   #staleTokenDeadline = null;
 
   #listeners = new Map();
+  /** What `seat` returns changed since the last `seat` event. */
+  #seatDirty = false;
+  /** The hub holds a seat for this client (from `joined`/`resumed` until `left` or the seat is gone). */
+  #seatHeld = false;
 
   /**
    * @param {string} url the hub's `/ws` URL (`wss://host/ws`, or `ws://` on a trusted network);
@@ -634,11 +639,13 @@ export class SessionHubClient {
 
   /**
    * What to keep (e.g. in `sessionStorage`, as JSON) to take the seat back after the page is
-   * reloaded: the newest resume token, the model and the unacknowledged lines; null outside a
-   * session. Give it to `connect({seat})`. It holds the resume token: keep it like a credential.
+   * reloaded: the newest resume token, the model and the unacknowledged lines; null when the
+   * client holds no seat (never joined, left, the session ended, the seat expired). A `close()`
+   * keeps it: the hub holds the seat for its grace window. Give it to `connect({seat})`; the
+   * `seat` event says when it changed. It holds the resume token: keep it like a credential.
    */
   get seat() {
-    if (!this.inSession || !this.#resumeToken || !this.#session) return null;
+    if (!this.#seatHeld || !this.#resumeToken || !this.#session) return null;
     return { resumeToken: this.#resumeToken, session: this.#session.toJSON(), unsentLines: this.pendingLines };
   }
 
@@ -756,6 +763,7 @@ export class SessionHubClient {
     for (const action of actions) this.#perform(action);
     this.#failure = null;
     if (state !== previous) this.#emit('state', state, previous);
+    this.#flushSeat();
   }
 
   #perform(action) {
@@ -964,7 +972,11 @@ export class SessionHubClient {
       case 'left':
         // moved / handedOver: the session lives on at another node; the close that follows is a
         // drop to come back from, seat and all.
-        if (message.reason !== 'moved' && message.reason !== 'handedOver') this.#inSession = false;
+        if (message.reason !== 'moved' && message.reason !== 'handedOver') {
+          this.#inSession = false;
+          this.#seatHeld = false;
+          this.#seatDirty = true;
+        }
         break;
       default:
         if (this.#session && Number.isInteger(message.seq)) {
@@ -984,10 +996,20 @@ export class SessionHubClient {
     this.#emit('message', message);
     if (outcome) this.#emit('broadcast', message, outcome);
     this.#emit(message.type, message);
+    this.#flushSeat();
+  }
+
+  /** Emits `seat` if it changed (a new token, lines said or acknowledged, the seat left). */
+  #flushSeat() {
+    if (!this.#seatDirty) return;
+    this.#seatDirty = false;
+    this.#emit('seat', this.seat);
   }
 
   /** A seat taken or taken back with `token`: any earlier lost answer no longer matters. */
   #took(token) {
+    this.#seatHeld = true;
+    this.#seatDirty = true;
     this.#resumeToken = token;
     this.#inSession = true;
     this.#resumeAnswerLost = false;
@@ -1059,6 +1081,8 @@ export class SessionHubClient {
         // The seat is gone (grace window over, session ended, …): the client stays in the lobby;
         // the hub's `error` went out as an event like every message.
         this.#awaitingResume = false;
+        this.#seatHeld = false;
+        this.#seatDirty = true;
         this.#failLines(error);
         return 'seatGone';
       }
@@ -1130,6 +1154,7 @@ export class SessionHubClient {
     const said = this.#outbox.takeClientId(line.clientId);
     if (!said) return;
     clearTimeout(said.timer);
+    this.#seatDirty = true;
     said.waiter.resolve(line);
   }
 
@@ -1145,6 +1170,7 @@ export class SessionHubClient {
       const said = this.#outbox.takeRequestId(message.ref);
       if (!said) return;
       clearTimeout(said.timer);
+      this.#seatDirty = true;
       const stored = message.code === 'duplicate_line'
         ? this.#session?.lines.find((l) => l.clientId === said.clientId && l.speakerId === this.#welcome?.userId)
         : undefined;
@@ -1154,6 +1180,7 @@ export class SessionHubClient {
   }
 
   #failLines(failure) {
+    if (!this.#outbox.isEmpty) this.#seatDirty = true;
     for (const line of this.#outbox.removeAll()) {
       clearTimeout(line.timer);
       line.waiter.reject(failure);
@@ -1233,7 +1260,9 @@ export class SessionHubClient {
     const id = clientId ?? `${this.#prefix}line-${++this.#lineNumber}`;
     return new Promise((resolve, reject) => {
       this.#outbox.add(id, String(text), String(translation), { resolve, reject });
-      if (this.#socket && this.#inSession && !this.#awaitingResume) this.#sendLine(this.#outbox.lines.at(-1));
+      this.#seatDirty = true;
+      this.#flushSeat();
+      if (this.#socket && this.#inSession && !this.#awaitingResume) this.#sendLine(this.#outbox.lines[this.#outbox.lines.length - 1]);
     });
   }
 

@@ -172,17 +172,23 @@ test('a page reload: a new client takes the saved seat back and sends the unackn
   const [anaId, benId] = ['ana', 'ben'].map(uniqueUser);
   const ana = makeClient(anaId);
   const oldPage = makeClient(benId, { url: proxy.url });
+  // The page saves its seat whenever it changes, as JSON (as sessionStorage would).
+  let stored = null;
+  oldPage.on('seat', (seat) => { stored = JSON.stringify(seat); });
   await Promise.all([ana.connect(), oldPage.connect()]);
   await oldPage.join((await ana.host({ scenarioId: 'hotel-check-in' })).joinCode);
+  assert.equal(JSON.parse(stored).resumeToken, oldPage.resumeToken);
   await oldPage.say('Bonsoir.');
   proxy.latest.hold('toHub');
   oldPage.say('Je voudrais une chambre.').catch(() => {}); // never reaches the hub
   await new Promise((resolve) => setTimeout(resolve, 50));
-  // What the page saved (as JSON, like sessionStorage would), then the page goes away.
-  const saved = JSON.parse(JSON.stringify(oldPage.seat));
+  // Then the page goes away.
+  const saved = JSON.parse(stored);
   assert.deepEqual(saved.unsentLines.map((l) => l.text), ['Je voudrais une chambre.']);
+  assert.equal(saved.session.lines.length, 1);
   proxy.latest.cut();
   oldPage.close();
+  assert.ok(oldPage.seat, 'close() keeps the seat: the hub holds it for its grace window');
 
   const newPage = makeClient(benId);
   await newPage.connect({ seat: saved });

@@ -37,6 +37,7 @@ test('three players: host, join by code, say, recast, accept, stats, end', { ski
   assert.equal(hosted.hostId, anaId);
   assert.equal(hosted.seq, 1);
   assert.ok(ana.resumeToken);
+  assert.equal(ana.seat.resumeToken, ana.resumeToken);
 
   // Join codes are case-insensitive and ignore dashes.
   const code = hosted.joinCode;
@@ -91,6 +92,7 @@ test('three players: host, join by code, say, recast, accept, stats, end', { ski
   await Promise.all(lefts);
   for (const p of players) {
     assert.equal(p.inSession, false);
+    assert.equal(p.seat, null, 'no seat after the end');
     assert.equal(p.session.ended.cause, 'hostEnded');
     assert.equal(p.state.kind, S.CONNECTED);
   }
