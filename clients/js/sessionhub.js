@@ -694,11 +694,13 @@ export class SessionHubClient {
   /**
    * Opens the connection with a fresh token and resolves with the hub's `welcome`.
    * @param {{seat?: object|null}} [options] `seat`: a {@link SessionHubClient#seat} saved
-   *   earlier (a page reload). If the hub still holds that seat (`welcome.resumableSessionId`),
-   *   the client resumes it and sends its unacknowledged lines (each recorded once); otherwise it
-   *   stays in the lobby (`inSession` false: forget the saved seat).
+   *   earlier (a page reload); default: the seat this client still holds (after `close()`). If
+   *   the hub still holds that seat (`welcome.resumableSessionId`), the client resumes it and
+   *   sends its unacknowledged lines (each recorded once); otherwise it stays in the lobby
+   *   (`inSession` false: forget the saved seat).
    */
-  async connect({ seat = null } = {}) {
+  async connect({ seat: saved } = {}) {
+    const seat = saved ?? this.seat;
     if (this.#state.kind !== ConnectionState.IDLE && this.#state.kind !== ConnectionState.CLOSED) {
       throw SessionHubError.wrongState('already connected or connecting');
     }
@@ -710,6 +712,10 @@ export class SessionHubClient {
         await this.#takeBack(seat);
         if (epoch !== this.#epoch || !this.#socketWelcomed) throw SessionHubError.connectionClosed(null, 'the seat could not be taken back');
         welcome = this.#welcome;
+      } else if (seat) {
+        // The hub no longer holds it: a `seat` event with null tells the page to forget it.
+        this.#seatHeld = false;
+        this.#seatDirty = true;
       }
       this.#dispatch({ type: 'welcomed', userId: welcome.userId });
       return welcome;

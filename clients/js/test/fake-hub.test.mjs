@@ -297,3 +297,29 @@ test('close while reconnecting stops for good; lines waiting fail', async () => 
   assert.equal(network.sockets.length, 1, 'no attempt after close');
   assert.equal(client.state.kind, S.CLOSED);
 });
+
+test('close() keeps the seat; connect() takes it back while the hub holds it', async () => {
+  const network = new FakeNetwork();
+  let held = false;
+  network.serve(A, ownerHandler(), { welcome: () => ({ resumableSessionId: held ? 's1' : null }) });
+  const client = fakeClient(network);
+  const seats = [];
+  client.on('seat', (seat) => seats.push(seat && seat.resumeToken));
+  await client.connect();
+  await client.join('ABC234');
+  held = true;
+  client.close();
+  assert.equal(client.seat.resumeToken, 't1');
+  await client.connect();
+  assert.equal(client.inSession, true);
+  assert.equal(client.resumeToken, 't2');
+  assert.deepEqual(network.sockets[1].sent.map((m) => m.type), ['auth', 'resume']);
+  client.close();
+  held = false; // the grace window passed
+  await client.connect();
+  assert.equal(client.inSession, false, 'not taken back: the hub does not hold it');
+  assert.deepEqual(network.sockets[2].sent.map((m) => m.type), ['auth']);
+  assert.equal(client.seat, null);
+  assert.deepEqual(seats, ['t1', 't2', null], 'a seat event tells the page to forget it');
+  client.close();
+});
