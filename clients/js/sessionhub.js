@@ -870,12 +870,13 @@ export class SessionHubClient {
     };
     // Opening, bounded by the request timeout.
     await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(SessionHubError.timedOut('connect')), this.#requestTimeout);
-      this.#opening = {
+      const opening = {
         resolve: () => { clearTimeout(timer); this.#opening = null; resolve(); },
         reject: (error) => { clearTimeout(timer); this.#opening = null; reject(error); },
       };
-      if (socket.readyState === OPEN) this.#opening.resolve();
+      const timer = setTimeout(() => opening.reject(SessionHubError.timedOut('connect')), this.#requestTimeout);
+      this.#opening = opening;
+      if (socket.readyState === OPEN) opening.resolve();
     });
     if (epoch !== this.#epoch || socket !== this.#socket) throw closedByClient();
     // The token goes in the first message, never in the URL (browsers cannot set headers).

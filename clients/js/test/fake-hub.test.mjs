@@ -323,3 +323,23 @@ test('close() keeps the seat; connect() takes it back while the hub holds it', a
   assert.deepEqual(seats, ['t1', 't2', null], 'a seat event tells the page to forget it');
   client.close();
 });
+
+test('a connection that never opens times out, and the next attempt works', async () => {
+  const network = new FakeNetwork();
+  network.serve(A, ownerHandler());
+  let hang = true;
+  const Base = network.WebSocket;
+  class Hanging extends Base {
+    constructor(url) {
+      super(url);
+      if (hang) this.readyState = 4; // never opens (the fake opens only from state 0)
+    }
+  }
+  const client = fakeClient(network, { WebSocket: Hanging, requestTimeout: 60 });
+  await assert.rejects(client.connect(), (error) => error.code === 'timed_out' && error.request === 'connect');
+  assert.equal(client.state.kind, S.CLOSED);
+  hang = false;
+  await client.connect();
+  assert.equal(client.state.kind, S.CONNECTED);
+  client.close();
+});

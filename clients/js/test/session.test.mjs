@@ -139,10 +139,13 @@ test('refusals carry the hub\'s stable code', { skip: skipHub, timeout: 20_000 }
   const first = await ben.say('Une chambre, s\'il vous plaît.', { clientId: 'ben-room' });
   const again = await ben.say('Une chambre, s\'il vous plaît.', { clientId: 'ben-room' });
   assert.deepEqual(again, first);
-  await ana.ping(); // anything broadcast by now has reached ana
+  // Broadcasts come in seq order: once a later line reached Ana, anything before it did too.
+  await ben.say('Pour deux nuits.');
+  await eventually(() => ana.session.lines.some((l) => l.textNative === 'Pour deux nuits.'), 'the later line reaching Ana');
   assert.equal(ana.session.lines.filter((l) => l.clientId === 'ben-room').length, 1);
   // The refused requests changed nothing.
-  assert.deepEqual(ana.session.lines.map((l) => l.id), ben.session.lines.map((l) => l.id));
+  assert.deepEqual(ana.session.lines.map((l) => l.id), ['l1', 'l2', 'l3']);
+  assert.deepEqual(ben.session.lines.map((l) => l.id), ['l1', 'l2', 'l3']);
   // Leaving for good: ana is told; ben is back in the lobby.
   const leftNotice = ana.waitFor('participants', (m) => m.change.userId === benId && m.change.kind === 'left');
   await ben.leave();
