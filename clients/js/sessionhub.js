@@ -200,6 +200,11 @@ export const Action = Object.freeze({
 export function transition(state, event, { policy }) {
   const S = ConnectionState, A = Action;
   const stay = { state, actions: [] };
+  /** Closed for good: whatever waits fails, and the seat is not resumed by this client. */
+  const closed = (code, reason) => ({
+    state: { kind: S.CLOSED, code, reason },
+    actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES],
+  });
   switch (event.type) {
     case 'connect':
       if (state.kind !== S.IDLE && state.kind !== S.CLOSED) return stay;
@@ -208,11 +213,9 @@ export function transition(state, event, { policy }) {
       if (state.kind !== S.CONNECTING) return stay;
       return { state: { kind: S.CONNECTED, userId: event.userId }, actions: [] };
     case 'openFailed':
-      if (state.kind !== S.CONNECTING) return stay;
-      return { state: { kind: S.CLOSED, code: null, reason: event.reason }, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
-    case 'socketClosed': {
-      const closed = { kind: S.CLOSED, code: event.code, reason: event.reason };
-      if (state.kind === S.CONNECTING) return { state: closed, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
+      return state.kind === S.CONNECTING ? closed(null, event.reason) : stay;
+    case 'socketClosed':
+      if (state.kind === S.CONNECTING) return closed(event.code, event.reason);
       // The attempt under way sees its own failure; a socket being opened for a redirect
       // (not welcomed yet) fails its opener.
       if (state.kind === S.RECONNECTING || (state.kind === S.CONNECTED && !event.welcomed)) {
@@ -225,22 +228,18 @@ export function transition(state, event, { policy }) {
           actions: [A.FAIL_REQUESTS, event.inSession ? A.HOLD_SEAT : A.FAIL_LINES, A.SCHEDULE_ATTEMPT],
         };
       }
-      return { state: closed, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
-    }
+      return closed(event.code, event.reason);
     case 'attemptFailed': {
       if (state.kind !== S.RECONNECTING) return stay;
       const next = state.attempt + 1;
-      if (policy?.maxAttempts != null && next > policy.maxAttempts) {
-        return { state: { kind: S.CLOSED, code: null, reason: 'gave up reconnecting' }, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
-      }
+      if (policy?.maxAttempts != null && next > policy.maxAttempts) return closed(null, 'gave up reconnecting');
       return { state: { ...state, attempt: next }, actions: [A.SCHEDULE_ATTEMPT] };
     }
     case 'back':
       if (state.kind !== S.RECONNECTING) return stay;
       return { state: { kind: S.CONNECTED, userId: event.userId }, actions: [] };
     case 'redirectFailed':
-      if (state.kind !== S.CONNECTED) return stay;
-      return { state: { kind: S.CLOSED, code: null, reason: event.reason }, actions: [A.FAIL_REQUESTS, A.DROP_SEAT, A.FAIL_LINES] };
+      return state.kind === S.CONNECTED ? closed(null, event.reason) : stay;
     case 'close':
       if (state.kind === S.IDLE || state.kind === S.CLOSED) return stay;
       return {
@@ -431,7 +430,8 @@ export class SessionModel {
   /** Plain JSON of the model, for a saved seat (`new SessionModel(json)` reads it; `ended` is left out). */
   toJSON() {
     const { sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, you, participants, lines, recasts } = this;
-    return { sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, you, participants, lines, recasts, stats: [...this.stats.values()] };
+    const stats = [...this.stats.values()];
+    return { sessionId, scenario, joinCode, hostId, maxPlayers, startedAt, seq, you, participants, lines, recasts, stats };
   }
 
   /** The participant `userId` among those present, or undefined. */
@@ -710,7 +710,9 @@ export class SessionHubClient {
       let welcome = await this.#open();
       if (seat?.session && seat.resumeToken && welcome.resumableSessionId === seat.session.sessionId) {
         await this.#takeBack(seat);
-        if (epoch !== this.#epoch || !this.#socketWelcomed) throw SessionHubError.connectionClosed(null, 'the seat could not be taken back');
+        if (epoch !== this.#epoch || !this.#socketWelcomed) {
+          throw SessionHubError.connectionClosed(null, 'the seat could not be taken back');
+        }
         welcome = this.#welcome;
       } else if (seat) {
         // The hub no longer holds it: a `seat` event with null tells the page to forget it.
@@ -1267,9 +1269,10 @@ export class SessionHubClient {
     const id = clientId ?? `${this.#prefix}line-${++this.#lineNumber}`;
     return new Promise((resolve, reject) => {
       this.#outbox.add(id, String(text), String(translation), { resolve, reject });
+      const line = this.#outbox.lines[this.#outbox.lines.length - 1];
       this.#seatDirty = true;
       this.#flushSeat();
-      if (this.#socket && this.#inSession && !this.#awaitingResume) this.#sendLine(this.#outbox.lines[this.#outbox.lines.length - 1]);
+      if (this.#socket && this.#inSession && !this.#awaitingResume) this.#sendLine(line);
     });
   }
 
