@@ -50,7 +50,7 @@ def loadtest_sessions(args, urls, label, out):
     cmd = [args.loadtest, "sessions", "--token-cmd", "%s token --secret-file %s" % (args.bin, args.secret),
            "--token-cache", os.path.join(args.work, "tokens-%s.json" % label), "--sessions", str(args.sessions),
            "--players", str(args.players), "--rate", str(args.rate), "--duration", str(args.seconds),
-           "--ramp", "10", "--user-prefix", "cb-" + label, "--json", out, "--quiet"]
+           "--ramp", "10", "--player", "lean", "--user-prefix", "cb-" + label, "--json", out, "--quiet"]
     for url in urls:
         cmd += ["--url", url]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds + 120)

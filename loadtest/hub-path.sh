@@ -26,7 +26,7 @@ mkdir -p "$OUT"
 for D in "${RATES[@]}"; do
   N=$(python3 -c "print(max(1, round($D / ($PLAYERS * $PLAYERS * $RATE))))")
   echo "[hub-path] $D deliveries/s: $N sessions x $PLAYERS players, then $N rooms x $PLAYERS members, $RATE msg/s each" >&2
-  "$HERE/run.sh" sessions --sessions "$N" --players "$PLAYERS" --rate "$RATE" --duration "$DURATION" --ramp 10 \
+  "$HERE/run.sh" sessions --player lean --sessions "$N" --players "$PLAYERS" --rate "$RATE" --duration "$DURATION" --ramp 10 \
     --quiet --json "$OUT/sessions-$D.json" >/dev/null
   "$HERE/run.sh" rooms --rooms "$N" --members "$PLAYERS" --rate "$RATE" --duration "$((${DURATION%.*} - 10))" \
     --size "$SIZE" --quiet --json "$OUT/rooms-$D.json" >/dev/null

@@ -6,7 +6,8 @@
 # then the cluster failover test (scripts/cluster-test.sh: 3 nodes on PostgreSQL behind HAProxy),
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
 # then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
-# then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then every fuzz target
+# then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then the JavaScript client's tests
+# against the real binary (scripts/js-client-test.sh), then every fuzz target
 # for 20 s with a fixed seed, so a CI run is repeatable (scripts/fuzz.sh, docs/FUZZING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +72,9 @@ echo "[test] operator dashboard in headless Chromium (hub + bots)" >&2
 DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" \
   bash scripts/dashboard-test.sh
 leftovers "dashboard-test"
+echo "[test] JavaScript client (clients/js) against the real binary, in Node (and headless Chromium when installed)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/js-client-test.sh
+leftovers "js-client-test"
 echo "[test] fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)" >&2
 FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
 echo "[test] all passed" >&2

@@ -149,6 +149,8 @@ struct WebAccessIntegrationTests {
             #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
             let module = try await HTTPTestClient.request("GET", port: port, "/play/sessionhub.js")
             #expect(module.headers["content-type"]?.hasPrefix("text/javascript") == true)
+            // The module the page is built on is clients/js's (one file, served as it is).
+            #expect(String(decoding: module.body, as: UTF8.self).contains("export class SessionHubClient"))
         }
     }
 }

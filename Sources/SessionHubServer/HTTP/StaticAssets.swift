@@ -40,7 +40,7 @@ struct StaticAssets: Sendable {
         "/play/": Route(file: "play.html", contentType: html),
         "/play/play.css": Route(file: "play.css", contentType: css),
         "/play/play.js": Route(file: "play.js", contentType: javascript),
-        "/play/sessionhub.js": Route(file: "sessionhub.js", contentType: javascript),
+        "/play/sessionhub.js": Route(file: "sessionhub.mjs", contentType: javascript),
     ]
 
     /// What the files are (for messages): "the dashboard", "the web player".

@@ -80,8 +80,11 @@ struct SessionsCommand: AsyncParsableCommand {
     @Flag(help: "Offer permessage-deflate (off by default: the peers' loadgen does not offer it either).")
     var deflate = false
 
-    @Flag(help: "Decode every message with the hub's ServerMessageDecoder instead of scanning the broadcasts.")
+    @Flag(help: "Lean player only: decode every message with the hub's ServerMessageDecoder instead of scanning the broadcasts.")
     var fullDecode = false
+
+    @Option(help: "What each player is built on: client (SessionHubClient, the library apps use) or lean (an endpoint that scans messages: the least load-generator CPU, for the hub's ceiling).")
+    var player: PlayerKind = .client
 
     @Option(help: "Seed of the send phases.")
     var seed: UInt64 = 1
@@ -92,7 +95,8 @@ struct SessionsCommand: AsyncParsableCommand {
         let options = SessionsOptions(
             urls: url, tokenCommand: tokenCmd, tokenCache: tokenCache, sessions: sessions, players: players,
             duration: duration, rate: rate, ramp: ramp, scenario: scenario, serverPid: output.serverPid,
-            threads: output.threads, deflate: deflate, userPrefix: userPrefix, fullDecode: fullDecode, seed: seed)
+            threads: output.threads, deflate: deflate, userPrefix: userPrefix, fullDecode: fullDecode, seed: seed,
+            player: player)
         let report = try await run(SessionsRun(options: options, log: output.logger()).run)
         try output.emit(report)
         if report.lost > 0 || report.duplicated > 0 || report.connectFailures > 0 { throw ExitCode(1) }

@@ -26,7 +26,7 @@ struct SessionsPlan: Sendable {
 /// the host hosts a new one and the joiners join it, so the load stays on for the whole run.
 final class SessionSlot: Sendable {
     let index: Int
-    private let members = Mutex<[SessionPlayer]>([])
+    private let members = Mutex<[any LoadPlayer]>([])
     /// Sessions this slot started, and how they ended.
     let counts = Mutex<SlotCounts>(SlotCounts())
 
@@ -41,17 +41,17 @@ final class SessionSlot: Sendable {
         self.index = index
     }
 
-    func set(_ players: [SessionPlayer]) {
+    func set(_ players: [any LoadPlayer]) {
         members.withLock { $0 = players }
     }
 
-    var players: [SessionPlayer] { members.withLock { $0 } }
+    var players: [any LoadPlayer] { members.withLock { $0 } }
 
     /// The host is in session `generation` with `code`: tell the joiners (each on its own loop).
     func opened(code: String, generation: Int) {
         counts.withLock { $0.hosted += 1 }
         for player in players where player.seat > 0 {
-            player.loop.execute { player.offer(code: code, generation: generation) }
+            player.loop.execute { player.offer(code: code, generation: generation, force: false) }
         }
     }
 
@@ -68,7 +68,7 @@ final class SessionSlot: Sendable {
 
 /// One player's connection to `/ws`. All of its state lives on its event loop: the endpoint
 /// callbacks run there, and everything else reaches it with `loop.execute`.
-final class SessionPlayer: WebSocketEndpoint, @unchecked Sendable {
+final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     enum Phase: Equatable {
         case connecting
         case lobby
@@ -135,7 +135,20 @@ final class SessionPlayer: WebSocketEndpoint, @unchecked Sendable {
         }
     }
 
+    var isClosed: Bool { phase == .closed }
+
     // MARK: Connecting
+
+    func start(url: WebSocketURL, token: String, deflate: Bool) async {
+        let configuration = WebSocketClientConfiguration(
+            compression: deflate ? .default : PerMessageDeflateConfiguration(isEnabled: false),
+            headers: [(name: "Authorization", value: "Bearer \(token)")])
+        do {
+            _ = try await WebSocketClient.connect(to: url, configuration: configuration, group: loop) { self }
+        } catch {
+            loop.execute { self.connectFailed(error) }
+        }
+    }
 
     func connectFailed(_ error: any Error) {
         recorder.connectFailures += 1
@@ -323,7 +336,7 @@ final class SessionPlayer: WebSocketEndpoint, @unchecked Sendable {
     }
 
     /// Joiner: the host opened session `generation`.
-    func offer(code: String, generation: Int, force: Bool = false) {
+    func offer(code: String, generation: Int, force: Bool) {
         guard generation > joinedGeneration || force else { return }
         pendingCode = code
         pendingGeneration = generation

@@ -23,6 +23,17 @@ struct SessionsOptions: Sendable {
     var userPrefix: String
     var fullDecode: Bool
     var seed: UInt64
+    /// Which player plays: the lean endpoint or the client library.
+    var player: PlayerKind = .client
+}
+
+/// `--player`: what each player of a sessions run is built on.
+enum PlayerKind: String, Sendable, CaseIterable {
+    /// `SessionHubClient`, the library apps use (the default: the load test dogfoods it).
+    case client
+    /// A lean endpoint on the event loop that scans messages without a full decode: the least
+    /// load-generator CPU per delivery, for measuring the hub near its ceiling (issue 11).
+    case lean
 }
 
 /// The `sessions` mode: R sessions of K players over the real `/ws` protocol.
@@ -73,7 +84,6 @@ struct SessionsRun {
         let sampler = o.serverPid.map { ProcessSampler(pid: $0) }
         sampler?.start()
 
-        let compression = o.deflate ? PerMessageDeflateConfiguration.default : PerMessageDeflateConfiguration(isEnabled: false)
         let slots = (0..<o.sessions).map { SessionSlot(index: $0) }
         log("ramping up \(o.sessions) sessions x \(o.players) players over \(o.ramp) s; speaking \(o.rate) lines/s each until t=\(o.duration) s")
 
@@ -82,28 +92,25 @@ struct SessionsRun {
             for slot in slots {
                 let at = origin + UInt64(Double(slot.index) * o.ramp / Double(o.sessions) * 1e9)
                 await Self.sleep(until: at)
-                var players: [SessionPlayer] = []
+                var players: [any LoadPlayer] = []
                 let start = monotonicNanos()
                 for seat in 0..<o.players {
                     let n = slot.index * o.players + seat
                     let loopIndex = n % loops.count
-                    players.append(SessionPlayer(index: n, seat: seat, userId: users[n].id, loop: loops[loopIndex],
-                                                 recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
+                    switch o.player {
+                    case .lean:
+                        players.append(SessionPlayer(index: n, seat: seat, userId: users[n].id, loop: loops[loopIndex],
+                                                     recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
+                    case .client:
+                        players.append(ClientSessionPlayer(index: n, seat: seat, userId: users[n].id, loop: loops[loopIndex],
+                                                           recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
+                    }
                 }
                 slot.set(players)
                 let url = targets[slot.index % targets.count]
                 for player in players {
                     let token = tokens[player.index]
-                    tasks.addTask {
-                        let configuration = WebSocketClientConfiguration(
-                            compression: compression,
-                            headers: [(name: "Authorization", value: "Bearer \(token)")])
-                        do {
-                            _ = try await WebSocketClient.connect(to: url, configuration: configuration, group: player.loop) { player }
-                        } catch {
-                            player.loop.execute { player.connectFailed(error) }
-                        }
-                    }
+                    tasks.addTask { await player.start(url: url, token: token, deflate: o.deflate) }
                 }
             }
         }
@@ -123,7 +130,7 @@ struct SessionsRun {
         for player in allPlayers { player.loop.execute { player.closeNow() } }
         let closeUntil = min(monotonicNanos() + 5_000_000_000, hardStop)
         while monotonicNanos() < closeUntil {
-            if await Self.count(allPlayers, loops: loops, where: { $0.phase != .closed }) == 0 { break }
+            if await Self.count(allPlayers, loops: loops, where: { !$0.isClosed }) == 0 { break }
             try? await Task.sleep(nanoseconds: 50_000_000)
         }
         sampler?.sampleNow()
@@ -170,7 +177,7 @@ struct SessionsRun {
             parameters: [
                 "sessions": "\(o.sessions)", "players": "\(o.players)", "duration_s": "\(o.duration)",
                 "rate_lines_per_s": "\(o.rate)", "ramp_s": "\(o.ramp)", "scenario": o.scenario,
-                "threads": "\(o.threads)", "deflate": "\(o.deflate)", "full_decode": "\(o.fullDecode)", "seed": "\(o.seed)",
+                "threads": "\(o.threads)", "player": o.player.rawValue, "deflate": "\(o.deflate)", "full_decode": "\(o.fullDecode)", "seed": "\(o.seed)",
                 "offered_lines_per_s": String(format: "%.1f", Double(total) * o.rate),
                 "offered_deliveries_per_s": String(format: "%.1f", Double(total) * o.rate * Double(o.players)),
             ],
@@ -207,7 +214,7 @@ struct SessionsRun {
     }
 
     /// Players matching `predicate`, each read on its own loop.
-    static func count(_ players: [SessionPlayer], loops: [any EventLoop], where predicate: @escaping @Sendable (SessionPlayer) -> Bool) async -> Int {
+    static func count(_ players: [any LoadPlayer], loops: [any EventLoop], where predicate: @escaping @Sendable (any LoadPlayer) -> Bool) async -> Int {
         var total = 0
         for loop in loops {
             let mine = players.filter { $0.loop === loop }
