@@ -68,11 +68,15 @@ public struct ServerMessageDecoder: Sendable {
         case "left": return .left(try body(ServerMessage.Left.self))
         case "error": return .error(try body(ServerMessage.ErrorReply.self))
         case "participants": return .participants(try body(ServerMessage.ParticipantsBroadcast.self))
-        case "line": return .line(try body(ServerMessage.LineBroadcast.self))
+        case "line":
+            if let fast = BroadcastFastPath.line(data) { return .line(fast) }
+            return .line(try body(ServerMessage.LineBroadcast.self))
         case "recast": return .recast(try body(ServerMessage.RecastBroadcast.self))
         case "recastAccepted": return .recastAccepted(try body(ServerMessage.RecastAcceptedBroadcast.self))
         case "hostChanged": return .hostChanged(try body(ServerMessage.HostChangedBroadcast.self))
-        case "stats": return .stats(try body(ServerMessage.StatsBroadcast.self))
+        case "stats":
+            if let fast = BroadcastFastPath.stats(data) { return .stats(fast) }
+            return .stats(try body(ServerMessage.StatsBroadcast.self))
         case "ended": return .ended(try body(ServerMessage.EndedBroadcast.self))
         default: return .other(type: type)
         }
