@@ -114,7 +114,7 @@ public final class HubServer: Sendable {
             devSignIn = DevSignIn(authority: TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy),
                                   clock: hubPorts.clock, profiles: stores?.profiles, maxBodyBytes: configuration.maxAPIBodySize)
             if !WebSettings.isLoopback(configuration.host) {
-                logger.warning("development sign-in is on for a hub others can reach: anyone can get a token (http.devSignIn off turns it off)",
+                logger.warning("development sign-in is on for a hub others can reach: anyone can sign in as anyone (http.devSignIn off turns it off)",
                                metadata: ["host": "\(configuration.host)"])
             }
         }
@@ -184,6 +184,18 @@ public final class HubServer: Sendable {
             ])
             jwksTask.withLock { $0 = Task { await jwksRefresher.run() } }
         }
+        do {
+            return try await startServing()
+        } catch {
+            // Nothing may outlive a start that failed: the key refresher stops with it.
+            jwksTask.withLock { $0?.cancel(); $0 = nil }
+            throw error
+        }
+    }
+
+    /// The part of ``start()`` after the identity provider's keys are loaded.
+    private func startServing() async throws -> Int {
+        let hub = self.hub
         // A node joins its cluster first: a second process with the same node id stops here,
         // before it could rebuild (and so write to) the first one's sessions.
         try await clusterNode?.start()
@@ -239,13 +251,19 @@ public final class HubServer: Sendable {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }
-        jwksTask.withLock { $0?.cancel(); $0 = nil }
+        let refresher = jwksTask.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            task?.cancel()
+            return task
+        }
         // With live peers, a node hands its sessions over (their players resume on a peer)
         // instead of ending them; alone, it ends them.
         _ = await clusterNode?.handOver()
         await hub.endAll(cause: .serverShutdown)
         await clusterNode?.leave()
         await server.shutdown(deadline: deadline)
+        // A key fetch in flight runs on the event loops: it ends before they do.
+        await refresher?.value
         try? await group.shutdownGracefully()
         persistence.close?()
     }

@@ -43,6 +43,7 @@ struct JWKSFetcher: Sendable {
                     try channel.pipeline.syncOperations.addHandler(BodyCollector(promise: promise, limit: limit, source: source))
                 }
             }
+        let started = NIODeadline.now()
         let channel: any Channel
         do {
             channel = try await bootstrap.connect(host: url.host, port: url.port).get()
@@ -50,7 +51,8 @@ struct JWKSFetcher: Sendable {
             promise.fail(error)
             throw error
         }
-        let deadline = channel.eventLoop.scheduleTask(in: timeout) {
+        // One deadline for the whole fetch: what the connection took is gone from the answer's time.
+        let deadline = channel.eventLoop.scheduleTask(deadline: started + timeout) {
             promise.fail(JWKSError.unreadable(source: source, reason: "no answer within \(timeout.nanoseconds / 1_000_000_000) s"))
             channel.close(promise: nil)
         }
