@@ -131,6 +131,7 @@ STATE = """(() => {
     devForm: shown('signin') && shown('dev-form'),
     tokenForm: shown('signin') && shown('token-form'),
     devOff: shown('dev-off'),
+    reconnectBar: shown('reconnect-bar') ? text('#reconnect-text') : '',
     who: text('#who-name'),
     premiumBadge: shown('who-premium'),
     scenarios: q('#scenario option').length,
@@ -594,6 +595,10 @@ async def play(args, ana, ben, bot):
     state = await ben.wait(lambda s: offline_line in s["pending"], "Ben's line waiting for the connection")
     if offline_line in texts_of(state):
         raise Failure("a line said offline cannot be in the transcript yet")
+    if "reconnecting" not in state["reconnectBar"] or not any(
+            p["id"] == ben_id and p["presence"] == "away" for p in state["participants"]):
+        raise Failure(f"offline, Ben's page must say it is reconnecting and show him away: {state['reconnectBar']!r}, "
+                      f"{state['participants']}")
     missed_line = "Votre chambre est au deuxième étage."
     await say(ana, missed_line, "Your room is on the second floor.")
     await ana.wait(lambda s: missed_line in texts_of(s), "Ana's line while Ben is away")
@@ -605,6 +610,8 @@ async def play(args, ana, ben, bot):
     def complete(s):
         return s["status"] == "connected" and wanted <= set(texts_of(s)) and not s["pending"]
     ben_state = await ben.wait(complete, "Ben back with the whole transcript", timeout=25)
+    if ben_state["reconnectBar"]:
+        raise Failure(f"back online, the reconnecting notice must go: {ben_state['reconnectBar']!r}")
     ana_state = await ana.wait(lambda s: offline_line in texts_of(s) and all(
         p["presence"] == "connected" for p in s["participants"]), "Ben's offline line and Ben back on Ana's page")
     if texts_of(ben_state) != texts_of(ana_state):

@@ -65,7 +65,7 @@ const ui = {
   session: $('session'), sessionTitle: $('session-title'), sessionLanguage: $('session-language'),
   sessionLevel: $('session-level'), myRole: $('my-role'), sessionGoal: $('session-goal'), goalProgress: $('goal-progress'),
   codeBlock: $('code-block'), sessionCode: $('session-code'),
-  transcript: $('transcript'), pending: $('pending'), noLines: $('no-lines'), lineCount: $('line-count'),
+  transcriptBox: $('transcript-box'), transcript: $('transcript'), pending: $('pending'), noLines: $('no-lines'), lineCount: $('line-count'),
   recastPanel: $('recast-panel'), recastForm: $('recast-form'), recastSpeaker: $('recast-speaker'),
   recastOriginal: $('recast-original'), recastText: $('recast-text'), recastExplanation: $('recast-explanation'),
   recastSend: $('recast-send'), recastCancel: $('recast-cancel'),
@@ -293,6 +293,7 @@ async function start() {
 
 function showReconnect() {
   ui.reconnectText.textContent = 'The connection is closed.';
+  ui.reconnect.hidden = false;
   ui.reconnectBar.hidden = false;
 }
 
@@ -301,12 +302,20 @@ function wire(player) {
   player.on('state', mine((state) => {
     renderStatus(state);
     if (state.kind === 'closed' && !closingOnPurpose) showReconnect();
+    if (state.kind === 'reconnecting') {
+      ui.reconnectText.textContent = player.inSession
+        ? 'Connection lost: reconnecting… Your seat is kept, and lines you say now are sent once it is back.'
+        : 'Connection lost: reconnecting…';
+      ui.reconnect.hidden = true;
+      ui.reconnectBar.hidden = false;
+    }
     if (state.kind === 'connected') {
       ui.reconnectBar.hidden = true;
       renderWho();
       // Back from a drop without the seat (the hub refused the resume): the lobby.
       if (document.body.dataset.view === 'session' && !player.inSession) showLobby();
     }
+    if (document.body.dataset.view === 'session') renderSession();
   }));
   player.on('model', mine((model, message) => {
     if (model.ended) return; // the summary takes over
@@ -431,31 +440,40 @@ function renderSession() {
   ui.sessionCode.textContent = model.joinCode ?? '';
 
   // Players, with their role, presence and XP so far.
+  // (This player's own presence is this page's connection: the others see it once the hub does.)
   ui.participants.replaceChildren(...model.participants.map((p) => {
-    const li = element('li', `participant ${p.connected ? 'connected' : 'away'}${p.userId === myId ? ' you' : ''}`);
+    const here = p.userId === myId ? connected() : p.connected;
+    const li = element('li', `participant ${here ? 'connected' : 'away'}${p.userId === myId ? ' you' : ''}`);
     li.dataset.userId = p.userId;
-    li.dataset.presence = p.connected ? 'connected' : 'away';
+    li.dataset.presence = here ? 'connected' : 'away';
     const head = element('span', 'person');
     head.append(element('span', 'name', p.displayName));
     if (p.userId === myId) head.append(element('span', 'badge', 'you'));
     if (p.userId === model.hostId) head.append(element('span', 'badge host', 'host'));
-    li.append(head, element('span', 'role', p.roleName), element('span', 'presence', p.connected ? 'connected' : 'away'),
+    li.append(head, element('span', 'role', p.roleName), element('span', 'presence', here ? 'connected' : 'away'),
       element('span', 'xp', `${model.xp(p.userId) ?? 0} XP`));
     return li;
   }));
 
-  // The transcript: lines appended once, their speaker and corrections kept up to date.
+  // The transcript: lines appended once (new ones flash, and scroll into view if the reader was
+  // at the bottom), their speaker and corrections kept up to date.
+  const initial = shown.lines.size === 0;
+  const box = ui.transcriptBox;
+  const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  let added = false;
   for (const line of model.lines) {
     let li = shown.lines.get(line.id);
     if (!li) {
       li = lineElement(line, myId);
+      if (!initial) li.classList.add('new');
       shown.lines.set(line.id, li);
       ui.transcript.append(li);
+      added = true;
     }
     li.querySelector('.speaker').textContent = nameOf(line.speakerId);
     renderRecasts(li, line, model, myId);
   }
-  ui.noLines.hidden = model.lines.length > 0;
+  if (added && (initial || atBottom)) box.scrollTop = box.scrollHeight;
   ui.lineCount.textContent = model.lines.length ? `(${model.lines.length})` : '';
   renderPending();
 
@@ -495,10 +513,14 @@ function lineElement(line, myId) {
 function renderRecasts(li, line, model, myId) {
   const list = li.querySelector('.recasts');
   const recasts = model.recasts.filter((r) => r.lineId === line.id);
+  // Rebuilt only when something in it changed (a button is not replaced under the pointer).
+  const signature = JSON.stringify(recasts.map((r) => [r.id, r.accepted, nameOf(r.authorId), nameOf(r.speakerId)]));
+  if (list.dataset.signature === signature) return;
+  list.dataset.signature = signature;
   list.replaceChildren(...recasts.map((recast) => {
     const item = element('li', `recast${recast.accepted ? ' accepted' : ''}`);
     item.dataset.recastId = recast.id;
-    item.append(element('span', 'arrow', '→ '), element('span', 'corrected', recast.correctedText));
+    item.append(element('span', 'corrected', recast.correctedText));
     const meta = element('span', 'recast-meta');
     for (const issue of recast.issueTypes) meta.append(element('span', 'badge issue', ISSUE_LABELS[issue] ?? issue));
     meta.append(element('span', 'author', `by ${nameOf(recast.authorId)}`));
@@ -534,7 +556,9 @@ function renderPending() {
   }
   const recorded = new Set(client.session.lines.map((l) => l.clientId).filter(Boolean));
   const waiting = connected() ? 'sending…' : 'waiting for the connection…';
-  ui.pending.replaceChildren(...client.pendingLines.filter((l) => !recorded.has(l.clientId)).map((line) => {
+  const pending = client.pendingLines.filter((l) => !recorded.has(l.clientId));
+  ui.noLines.hidden = client.session.lines.length > 0 || pending.length > 0;
+  ui.pending.replaceChildren(...pending.map((line) => {
     const li = element('li', 'line mine pending');
     li.dataset.clientId = line.clientId;
     const head = element('div', 'line-head');
@@ -604,14 +628,16 @@ function showSummary(ended) {
     head.append(who, element('span', 'role', roles.get(p.userId) ?? ''));
     const total = element('p', 'xp');
     total.append(element('span', 'xp-total', p.stats.xpEarned), element('span', 'unit', ' XP'));
-    const list = element('dl', 'figures breakdown');
-    definitions(list, [
-      ...BREAKDOWN.map(([key, label]) => [label, p.stats.xpBreakdown?.[key] ?? 0, key]),
+    const breakdown = element('dl', 'figures breakdown');
+    definitions(breakdown, BREAKDOWN.map(([key, label]) => [label, p.stats.xpBreakdown?.[key] ?? 0, key]));
+    const counts = element('dl', 'figures counts');
+    definitions(counts, [
       ['Lines spoken', p.stats.linesSpoken, 'linesSpoken'],
       ['New words', p.stats.newVocabulary, 'newVocabulary'],
       ['Corrections accepted', `${p.stats.errorsCorrected} of ${p.stats.errorsDetected}`, 'errorsCorrected'],
+      ['Your corrections accepted', p.collaboration?.helpGiven ?? 0, 'helpGiven'],
     ]);
-    card.append(head, total, list);
+    card.append(head, total, breakdown, counts);
     return card;
   }));
 
