@@ -123,7 +123,7 @@ log "hub on 127.0.0.1:$PORT; hub without development sign-in on 127.0.0.1:$PORT_
 
 # ---- the browser ----
 ARGS=(--hub "http://127.0.0.1:$PORT" --bot "$BOT" --token-cmd "$BIN token --secret-file $SECRET --ttl 600"
-      --bot-timeout $((DEADLINE - 20)) --hub-off "http://127.0.0.1:$PORT_OFF" --paste-token-file "$WORK/paste-token")
+      --bot-timeout $((DEADLINE - 20)) --browser-lifetime "$DEADLINE" --hub-off "http://127.0.0.1:$PORT_OFF" --paste-token-file "$WORK/paste-token")
 [ -n "$SHOTS" ] && ARGS+=(--screenshots "$SHOTS")
 timeout -k 5 "$DEADLINE" "$PY" "$ROOT/Tests/Browser/play_check.py" "${ARGS[@]}" &
 CHECK_PID=$!

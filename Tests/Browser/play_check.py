@@ -26,7 +26,9 @@ code. Steps, each bounded:
  7. Ben reloads his page: it takes the seat back from sessionStorage (same user, same transcript).
  8. Ana ends the session (the button asks twice): both pages show the summary with every
     player's XP breakdown; Ana's (premium) shows the session's entry of GET /api/history, which the
-    API confirms; Ben's says history is premium only. The bot exits 0 with cause hostEnded.
+    API confirms; Ben's says history is premium only. The bot exits 0 with cause hostEnded. Ana
+    plays again (the lobby), signs out (identity and seat forgotten) and signs in again with the
+    same name: the same user id.
  9. With --hub-off (a hub whose development sign-in is off): the page offers the token form, a
     bad token is refused with its code, a pasted token signs in.
 10. Throughout: no JavaScript exception, no Content-Security-Policy violation, no console error,
@@ -320,8 +322,9 @@ def unique_lines(state):
 async def run(args):
     base = tempfile.mkdtemp(prefix="play-chromium.")
     profile = os.path.join(base, "profile")
+    # Bounded by `timeout` too, in a process group of its own (ended with it below).
     command = [
-        find_chromium(args.chromium), "--headless=new", "--disable-gpu", "--disable-dev-shm-usage",
+        "timeout", "-k", "5", str(int(args.browser_lifetime)), find_chromium(args.chromium), "--headless=new", "--disable-gpu", "--disable-dev-shm-usage",
         "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
         "--disable-background-networking", "--disable-component-update", "--password-store=basic",
         "--use-mock-keychain", "--mute-audio", "--hide-scrollbars",
@@ -331,7 +334,7 @@ async def run(args):
         "--window-size=1280,1000", "about:blank",
     ]
     if os.geteuid() == 0:
-        command.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        command.insert(5, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
     browser_log = open(os.path.join(base, "chromium.log"), "w")
     browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True)
     bot = {"process": None}
@@ -703,6 +706,22 @@ async def play(args, ana, ben, bot):
         raise Failure(f"the bot exited {bot['process'].returncode}: {out.decode()[-600:]} {err.decode()[-600:]}")
     log("the bot exited 0: cause hostEnded")
 
+    # Play again, sign out, sign in again with the same name: the same player (same user id).
+    await ana.click("#back-to-lobby")
+    await ana.wait(lambda s: s["view"] == "lobby" and s["status"] == "connected", "the lobby after Play again")
+    await ana.click("#sign-out")
+    state = await ana.wait(lambda s: s["devForm"] and s["status"] == "idle", "the sign-in form after signing out")
+    if state["identity"] or state["seatSaved"] or state["who"]:
+        raise Failure(f"signing out must forget the identity and the seat: {state['identity']}, seat {state['seatSaved']}")
+    prefilled = await ana.run("return document.getElementById('dev-name').value;")
+    if prefilled != "Ana":
+        raise Failure(f"the sign-in form should offer the last name: {prefilled!r}")
+    await ana.click("#dev-submit")
+    state = await ana.wait(lambda s: s["view"] == "lobby" and s["status"] == "connected", "the lobby after signing in again")
+    if (state["identity"] or {}).get("userId") != ana_id:
+        raise Failure(f"the same name in the same browser must be the same player: {state['identity']} vs {ana_id}")
+    log("play again, sign out, sign in again: the same player")
+
     for page in (ana, ben):
         state = await page.state()
         for url in [state["url"]]:
@@ -739,6 +758,7 @@ def main():
     parser.add_argument("--paste-token-file", help="a token (user Paula) to paste on --hub-off")
     parser.add_argument("--screenshots", help="a folder for play-lobby.png, play-session.png, play-summary.png")
     parser.add_argument("--chromium", help="the browser binary (default: chromium on PATH)")
+    parser.add_argument("--browser-lifetime", type=float, default=150, help="seconds after which Chromium is killed")
     args = parser.parse_args()
     args.hub = args.hub.rstrip("/")
     if args.hub_off:

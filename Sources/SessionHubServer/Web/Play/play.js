@@ -13,7 +13,7 @@ import { SessionHubClient } from './sessionhub.js';
 const KEYS = {
   identity: 'sessionhub.play.identity', // sessionStorage: {kind:'dev', name, userId, premium} | {kind:'token', token}
   seat: 'sessionhub.play.seat',         // sessionStorage: the client's seat (holds the resume token)
-  name: 'sessionhub.play.name',         // localStorage: the last name typed, to prefill the form
+  player: 'sessionhub.play.player',     // localStorage: {name, userId} of the last development sign-in
   scenario: 'sessionhub.play.scenario', // localStorage: the last scenario hosted
 };
 const ISSUE_LABELS = {
@@ -219,6 +219,7 @@ async function token() {
   identity.userId = answer.userId;
   identity.premium = answer.premium;
   store('session', KEYS.identity, identity);
+  store('local', KEYS.player, { name: identity.name, userId: answer.userId });
   tokenCache = { token: answer.token, expiresAt: answer.expiresAt * 1000 };
   return answer.token;
 }
@@ -232,7 +233,7 @@ async function showSignIn(error) {
   renderStatus({ kind: 'idle' });
   ui.reconnectBar.hidden = true;
   setView('signin');
-  ui.devName.value = load('local', KEYS.name) ?? '';
+  ui.devName.value = load('local', KEYS.player)?.name ?? '';
   ui.tokenInput.value = '';
   if (error) showError('Sign-in failed', error);
   // Which form: the development sign-in answers 400 to an empty body when on, 404 when off.
@@ -486,8 +487,8 @@ function renderSession() {
     ['Words met', stats?.wordsEncountered ?? 0, 'wordsEncountered'],
     ['New words', stats?.newVocabulary ?? 0, 'newVocabulary'],
     ['Corrections received', stats?.errorsDetected ?? 0, 'errorsDetected'],
-    ['Corrections accepted', stats?.errorsCorrected ?? 0, 'errorsCorrected'],
-    ['Your accepted corrections', figures?.collaboration?.helpGiven ?? 0, 'helpGiven'],
+    ['Corrections you accepted', stats?.errorsCorrected ?? 0, 'errorsCorrected'],
+    ['Your corrections accepted', figures?.collaboration?.helpGiven ?? 0, 'helpGiven'],
   ]);
   ui.end.hidden = model.hostId !== myId;
 }
@@ -617,6 +618,7 @@ function showSummary(ended) {
   ui.summaryMeta.textContent = `${model?.scenario.title ?? ''} · ${formatDuration(ended.durationSeconds)} · ${lines} lines`
     + (ended.goalReached ? ' · goal reached' : '');
 
+  const made = (userId) => model?.recasts.filter((r) => r.authorId === userId).length ?? 0;
   const players = [...ended.participants].sort((a, b) => b.stats.xpEarned - a.stats.xpEarned);
   ui.summaryPlayers.replaceChildren(...players.map((p) => {
     const card = element('article', `card player${p.userId === myId ? ' you' : ''}`);
@@ -634,8 +636,8 @@ function showSummary(ended) {
     definitions(counts, [
       ['Lines spoken', p.stats.linesSpoken, 'linesSpoken'],
       ['New words', p.stats.newVocabulary, 'newVocabulary'],
-      ['Corrections accepted', `${p.stats.errorsCorrected} of ${p.stats.errorsDetected}`, 'errorsCorrected'],
-      ['Your corrections accepted', p.collaboration?.helpGiven ?? 0, 'helpGiven'],
+      ['Corrections received (accepted)', `${p.stats.errorsCorrected} of ${p.stats.errorsDetected}`, 'errorsCorrected'],
+      ['Corrections made (accepted)', `${p.collaboration?.helpGiven ?? 0} of ${made(p.userId)}`, 'helpGiven'],
     ]);
     card.append(head, total, breakdown, counts);
     return card;
@@ -718,8 +720,10 @@ ui.devForm.addEventListener('submit', (event) => {
   event.preventDefault();
   const name = ui.devName.value.trim();
   if (!name) { notice('Type your name first.'); ui.devName.focus(); return; }
-  store('local', KEYS.name, name);
+  // The same name in this browser signs in as the same player again (same user id: same history).
+  const last = load('local', KEYS.player);
   identity = { kind: 'dev', name, premium: ui.devPremium.checked };
+  if (last?.name === name && last.userId) identity.userId = last.userId;
   tokenCache = null;
   store('session', KEYS.identity, identity);
   store('session', KEYS.seat, null);
