@@ -268,6 +268,7 @@ async function start() {
   const player = new SessionHubClient(wsURL(), { token });
   client = player;
   wire(player);
+  renderWho(); // Sign out, even while the hub cannot be reached
   const seat = load('session', KEYS.seat);
   try {
     await player.connect({ seat });
@@ -662,7 +663,7 @@ async function showHistoryEntry(sessionId) {
   let lastError = null;
   for (let attempt = 0; attempt < 5; attempt++) {
     if (attempt) await new Promise((resolve) => setTimeout(resolve, 600));
-    if (ui.summary.dataset.sessionId !== sessionId) return;
+    if (ui.summary.dataset.sessionId !== sessionId || !identity) return; // moved on, or signed out
     try {
       const response = await fetch('/api/history?limit=10', {
         headers: { Authorization: `Bearer ${await token()}` }, cache: 'no-store',
