@@ -7,7 +7,7 @@
 # then the crash-recovery test (Tests/Interop/crash_recovery.py: kill -9 the real binary mid-session),
 # then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
 # then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then the JavaScript client's tests
-# against the real binary (scripts/js-client-test.sh), then every fuzz target
+# against the real binary (scripts/js-client-test.sh), then the web player in headless Chromium (scripts/play-test.sh), then every fuzz target
 # for 20 s with a fixed seed, so a CI run is repeatable (scripts/fuzz.sh, docs/FUZZING.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +75,9 @@ leftovers "dashboard-test"
 echo "[test] JavaScript client (clients/js) against the real binary, in Node (and headless Chromium when installed)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/js-client-test.sh
 leftovers "js-client-test"
+echo "[test] web player (/play) in headless Chromium (two players + a bot: host, join by code, recast, drop, reload, summary, history)" >&2
+SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/play-test.sh
+leftovers "play-test"
 echo "[test] fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)" >&2
 FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
 echo "[test] all passed" >&2
