@@ -36,14 +36,12 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
     private let connectStart: UInt64
     private var requestSentAt: UInt64 = 0
     private var sessionId: String?
-    private var tracker = SeqTracker()
+    private var ledger = SeatLedger()
     private var generation = 0
     private var joinedGeneration = 0
     private var pendingCode: String?
     private var pendingGeneration = 0
     private var sayTimer: RepeatedTask?
-    private var lineNumber = 0
-    private var hints: [(String, String)] = []
     private var stopping = false
     private var closingByUs = false
     private var gotEnded = true
@@ -51,8 +49,8 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
     private var retries = 0
     private var lastJoinCode: String?
 
-    private(set) var lost = 0
-    private(set) var duplicated = 0
+    var lost: Int { ledger.lost }
+    var duplicated: Int { ledger.duplicated }
     private(set) var sessionsJoined = 0
     private(set) var unfinished = 0
 
@@ -152,7 +150,7 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
             leftSession(reason: left.reason)
         case .line(let line):
             guard track(line.sessionId, seq: line.seq) else { return }
-            if let tag = Self.tag(in: line.line.textNative) {
+            if let tag = SeatLedger.tag(in: line.line.textNative) {
                 recorder.delivery(sentAt: tag.sentAt, now: now)
                 if tag.speaker == index { recorder.acked += 1 }
             } else {
@@ -176,29 +174,7 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
             recorder.foreign += 1
             return false
         }
-        switch tracker.record(seq) {
-        case .next:
-            return true
-        case .gap(let expected, let received):
-            lost += received - expected
-            recorder.lost += received - expected
-            return true
-        case .duplicate:
-            duplicated += 1
-            recorder.duplicated += 1
-            return false
-        case .beforeSnapshot:
-            recorder.foreign += 1
-            return false
-        }
-    }
-
-    /// `[lt:<send ns>:<speaker index>:<n>]` in a line's text.
-    private static func tag(in text: String) -> (sentAt: UInt64, speaker: Int)? {
-        guard let range = text.range(of: "[lt:") else { return nil }
-        let parts = text[range.upperBound...].split(separator: ":")
-        guard parts.count >= 2, let sent = UInt64(parts[0]), let speaker = Int(parts[1]) else { return nil }
-        return (sent, speaker)
+        return ledger.track(seq, into: recorder)
     }
 
     // MARK: Session flow
@@ -248,11 +224,7 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
         gotEnded = false
         sessionsJoined += 1
         sessionId = session.sessionId
-        tracker = SeqTracker(after: session.seq)
-        let role = session.you.roleName
-        let mine = session.scenario.hints.filter { $0.roleName == role }
-        hints = (mine.isEmpty ? session.scenario.hints : mine).map { ($0.textNative, $0.textTranslated) }
-        if hints.isEmpty { hints = [("Bonjour", "Hello")] }
+        ledger.joined(session)
         if stopping {
             if seat == 0 { ask("end") { _ = try await $0.end() } }
             return
@@ -335,11 +307,8 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
             return
         }
         guard phase == .inSession, !gotEnded else { return }
-        lineNumber += 1
-        let hint = hints[lineNumber % hints.count]
-        let text = "\(hint.0) [lt:\(monotonicNanos()):\(index):\(lineNumber)]"
-        let translation = hint.1
-        ask("say") { _ = try await $0.say(text, translation: translation) }
+        let line = ledger.nextLine(speaker: index)
+        ask("say") { _ = try await $0.say(line.text, translation: line.translation) }
         recorder.sentOne(now: now)
     }
 

@@ -91,14 +91,12 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     private var requestSentAt: UInt64 = 0
     private var welcomed = false
     private var sessionIdBytes: [UInt8] = []
-    private var tracker = SeqTracker()
+    private var ledger = SeatLedger()
     private var generation = 0
     private var joinedGeneration = 0
     private var pendingCode: String?
     private var pendingGeneration = 0
     private var sayTimer: RepeatedTask?
-    private var lineNumber = 0
-    private var hints: [(String, String)] = []
     private var stopping = false
     private var closingByUs = false
     private var gotEnded = true
@@ -108,8 +106,8 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     private var lastJoinCode: String?
 
     /// Per connection, for the report.
-    private(set) var lost = 0
-    private(set) var duplicated = 0
+    var lost: Int { ledger.lost }
+    var duplicated: Int { ledger.duplicated }
     private(set) var sessionsJoined = 0
     private(set) var unfinished = 0
 
@@ -239,7 +237,7 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
         case .line(let line):
             let bytes = Array(line.sessionId.utf8)
             guard trackFull(bytes, seq: line.seq) else { return }
-            if let tag = Self.tag(in: line.line.textNative) { lineArrived(tag, now: now) } else { recorder.foreign += 1 }
+            if let tag = SeatLedger.tag(in: line.line.textNative) { lineArrived(tag, now: now) } else { recorder.foreign += 1 }
         case .ended(let ended):
             guard trackFull(Array(ended.sessionId.utf8), seq: ended.seq) else { return }
             recorder.otherBroadcasts += 1
@@ -283,43 +281,17 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     }
 
     private func track(_ seq: Int) -> Bool {
-        switch tracker.record(seq) {
-        case .next:
-            return true
-        case .gap(let expected, let received):
-            lost += received - expected
-            recorder.lost += received - expected
-            return true
-        case .duplicate:
-            duplicated += 1
-            recorder.duplicated += 1
-            return false
-        case .beforeSnapshot:
-            recorder.foreign += 1
-            return false
-        }
-    }
-
-    private struct Tag {
-        var sentAt: UInt64
-        var speaker: Int
+        ledger.track(seq, into: recorder)
     }
 
     /// `[lt:<send ns>:<speaker index>:<n>]` in the raw message.
-    private static func tag(_ scan: JSONScan) -> Tag? {
+    private static func tag(_ scan: JSONScan) -> SeatLedger.Tag? {
         guard let at = scan.find("[lt:"), let sent = scan.integer(at: at + 4),
               sent.end < scan.bytes.count, let speaker = scan.integer(at: sent.end + 1) else { return nil }
-        return Tag(sentAt: UInt64(sent.value), speaker: speaker.value)
+        return SeatLedger.Tag(sentAt: UInt64(sent.value), speaker: speaker.value)
     }
 
-    private static func tag(in text: String) -> Tag? {
-        guard let range = text.range(of: "[lt:") else { return nil }
-        let parts = text[range.upperBound...].split(separator: ":")
-        guard parts.count >= 2, let sent = UInt64(parts[0]), let speaker = Int(parts[1]) else { return nil }
-        return Tag(sentAt: sent, speaker: speaker)
-    }
-
-    private func lineArrived(_ tag: Tag, now: UInt64) {
+    private func lineArrived(_ tag: SeatLedger.Tag, now: UInt64) {
         recorder.delivery(sentAt: tag.sentAt, now: now)
         if tag.speaker == index { recorder.acked += 1 }
     }
@@ -360,11 +332,7 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
         gotEnded = false
         sessionsJoined += 1
         sessionIdBytes = Array(session.sessionId.utf8)
-        tracker = SeqTracker(after: session.seq)
-        let role = session.you.roleName
-        let mine = session.scenario.hints.filter { $0.roleName == role }
-        hints = (mine.isEmpty ? session.scenario.hints : mine).map { ($0.textNative, $0.textTranslated) }
-        if hints.isEmpty { hints = [("Bonjour", "Hello")] }
+        ledger.joined(session)
         if stopping {
             // The run ended while this request was in flight: close the session again.
             if seat == 0 { send(ClientMessageEncoder.encode(.end, id: "end")) }
@@ -440,10 +408,8 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
             return
         }
         guard phase == .inSession, !gotEnded else { return }
-        lineNumber += 1
-        let hint = hints[lineNumber % hints.count]
-        let text = "\(hint.0) [lt:\(monotonicNanos()):\(index):\(lineNumber)]"
-        send(ClientMessageEncoder.encode(.say(textNative: text, textTranslated: hint.1), id: "s\(lineNumber)"))
+        let line = ledger.nextLine(speaker: index)
+        send(ClientMessageEncoder.encode(.say(textNative: line.text, textTranslated: line.translation), id: "s\(line.number)"))
         recorder.sentOne(now: now)
     }
 

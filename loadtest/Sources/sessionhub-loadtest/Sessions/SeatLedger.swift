@@ -1,0 +1,66 @@
+import HubProtocol
+import SessionHubClient
+
+/// What both players (``SessionPlayer``, ``ClientSessionPlayer``) keep for their seat and count
+/// the same way: the `seq` check of the session's broadcasts (lost, duplicated and foreign ones go
+/// into the loop's recorder), the lines the seat speaks (its role's hints, each tagged with its
+/// send time and speaker), and a line's tag read back. Touched on the player's loop only.
+struct SeatLedger {
+    /// A line's `[lt:<send ns>:<speaker index>:<n>]` tag.
+    struct Tag {
+        var sentAt: UInt64
+        var speaker: Int
+    }
+
+    /// Broadcasts missing on this connection, over the run.
+    private(set) var lost = 0
+    /// Broadcasts that came twice on this connection, over the run.
+    private(set) var duplicated = 0
+    private var tracker = SeqTracker()
+    private var hints: [(String, String)] = [("Bonjour", "Hello")]
+    private var lineNumber = 0
+
+    /// A session was joined: its broadcasts continue after the snapshot's `seq`, and the seat
+    /// speaks its role's hints (every hint when the role has none).
+    mutating func joined(_ session: ServerMessage.Snapshot) {
+        tracker = SeqTracker(after: session.seq)
+        let mine = session.scenario.hints.filter { $0.roleName == session.you.roleName }
+        hints = (mine.isEmpty ? session.scenario.hints : mine).map { ($0.textNative, $0.textTranslated) }
+        if hints.isEmpty { hints = [("Bonjour", "Hello")] }
+    }
+
+    /// Checks the next broadcast's `seq`; true when it is new (a gap counts the missing ones as
+    /// lost and still takes it).
+    mutating func track(_ seq: Int, into recorder: Recorder) -> Bool {
+        switch tracker.record(seq) {
+        case .next:
+            return true
+        case .gap(let expected, let received):
+            lost += received - expected
+            recorder.lost += received - expected
+            return true
+        case .duplicate:
+            duplicated += 1
+            recorder.duplicated += 1
+            return false
+        case .beforeSnapshot:
+            recorder.foreign += 1
+            return false
+        }
+    }
+
+    /// The next line to say, tagged for `speaker` with the time now; its request number.
+    mutating func nextLine(speaker: Int) -> (text: String, translation: String, number: Int) {
+        lineNumber += 1
+        let hint = hints[lineNumber % hints.count]
+        return ("\(hint.0) [lt:\(monotonicNanos()):\(speaker):\(lineNumber)]", hint.1, lineNumber)
+    }
+
+    /// The tag in a line's text.
+    static func tag(in text: String) -> Tag? {
+        guard let range = text.range(of: "[lt:") else { return nil }
+        let parts = text[range.upperBound...].split(separator: ":")
+        guard parts.count >= 2, let sent = UInt64(parts[0]), let speaker = Int(parts[1]) else { return nil }
+        return Tag(sentAt: sent, speaker: speaker)
+    }
+}
