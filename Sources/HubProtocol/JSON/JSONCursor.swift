@@ -33,6 +33,40 @@ struct JSONCursor {
         return true
     }
 
+    /// The next byte after white space, not taken.
+    var next: UInt8? {
+        mutating get {
+            skipSpace()
+            return current
+        }
+    }
+
+    /// `true` or `false`, taken if it is next.
+    mutating func bool() -> Bool? {
+        skipSpace()
+        if literal("true") { return true }
+        if literal("false") { return false }
+        return nil
+    }
+
+    /// A member's key without escapes (a key with one is left to Foundation).
+    mutating func plainKey() -> String? {
+        skipSpace()
+        guard current == UInt8(ascii: "\"") else { return nil }
+        var end = index + 1
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let key = String(validating: UnsafeRawBufferPointer(rebasing: bytes[(index + 1)..<end]), as: UTF8.self)
+                index = end + 1
+                return key
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            end += 1
+        }
+        return nil
+    }
+
     /// Only white space is left.
     mutating func atEnd() -> Bool {
         skipSpace()
