@@ -56,8 +56,13 @@ echo "[test] hub wire-protocol suite (independent Python client)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
 leftovers "hub-interop"
+# The client libraries are tested against the release binary, the one players meet (built as
+# scripts/serve.sh builds it).
+echo "[test] swift build -c release --product sessionhub (for the client libraries' tests)" >&2
+SESSIONHUB_UNCHECKED_EXCLUSIVITY=1 swift build -c release --product sessionhub
+RELEASE_HUB="$PWD/.build/release/sessionhub"
 echo "[test] SessionHubClient from a consumer package (version requirement, wss:// through a TLS front)" >&2
-SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/client-consumer-test.sh
+SESSIONHUB_BIN="$RELEASE_HUB" bash scripts/client-consumer-test.sh
 leftovers "client-consumer-test"
 echo "[test] cluster failover (PostgreSQL + 3 nodes + HAProxy: kill -9, SIGSTOP, PostgreSQL restart)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/cluster-test.sh
@@ -73,7 +78,7 @@ DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_B
   bash scripts/dashboard-test.sh
 leftovers "dashboard-test"
 echo "[test] JavaScript client (clients/js) against the real binary, in Node (and headless Chromium when installed)" >&2
-SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/js-client-test.sh
+SESSIONHUB_BIN="$RELEASE_HUB" bash scripts/js-client-test.sh
 leftovers "js-client-test"
 echo "[test] web player (/play) in headless Chromium (two players + a bot: host, join by code, recast, drop, reload, summary, history)" >&2
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/play-test.sh

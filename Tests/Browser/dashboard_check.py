@@ -36,80 +36,11 @@ import urllib.request
 
 import websockets
 
+from cdp import CDP, Failure, chromium_arguments, find_chromium, poll
+
 
 def log(message):
     print(f"[dashboard-check] {message}", file=sys.stderr, flush=True)
-
-
-class Failure(Exception):
-    pass
-
-
-class CDP:
-    """A minimal Chrome DevTools Protocol client on one page target."""
-
-    def __init__(self, ws):
-        self.ws = ws
-        self.next_id = 0
-        self.pending = {}
-        self.events = []
-        self.listeners = []
-        self.reader = asyncio.create_task(self._read())
-
-    async def _read(self):
-        try:
-            async for raw in self.ws:
-                message = json.loads(raw)
-                if "id" in message:
-                    future = self.pending.pop(message["id"], None)
-                    if future and not future.done():
-                        future.set_result(message)
-                else:
-                    self.events.append(message)
-                    for listener in list(self.listeners):
-                        listener(message)
-        except websockets.ConnectionClosed:
-            pass
-        for future in self.pending.values():
-            if not future.done():
-                future.set_exception(Failure("the DevTools connection closed"))
-
-    async def send(self, method, params=None, timeout=10):
-        self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.pending[self.next_id] = future
-        await self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
-        message = await asyncio.wait_for(future, timeout)
-        if "error" in message:
-            raise Failure(f"{method}: {message['error']}")
-        return message.get("result", {})
-
-    async def evaluate(self, expression):
-        result = await self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                      "awaitPromise": True})
-        if "exceptionDetails" in result:
-            raise Failure(f"evaluate failed: {result['exceptionDetails'].get('text')}: {expression[:80]}")
-        return result.get("result", {}).get("value")
-
-    async def wait_for_event(self, method, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(event.get("method") == method for event in self.events):
-                return
-            await asyncio.sleep(0.05)
-        raise Failure(f"no {method} within {timeout} s")
-
-
-async def poll(cdp, expression, ok, timeout, what):
-    """Evaluates `expression` every 200 ms until `ok(value)`; returns the value."""
-    deadline = time.monotonic() + timeout
-    value = None
-    while time.monotonic() < deadline:
-        value = await cdp.evaluate(expression)
-        if ok(value):
-            return value
-        await asyncio.sleep(0.2)
-    raise Failure(f"timed out after {timeout} s waiting for {what}; last state: {json.dumps(value)[:600]}")
 
 
 def http_json(url, token=None, timeout=5):
@@ -151,27 +82,11 @@ STATE = """(() => {
 })()"""
 
 
-def find_chromium(explicit):
-    for candidate in [explicit, "chromium", "chromium-browser", "google-chrome"]:
-        if candidate and shutil.which(candidate):
-            return shutil.which(candidate)
-    raise Failure("no Chromium found (apt-get install chromium)")
-
-
 async def run(args):
     token = open(args.token_file).read().strip()
     base = tempfile.mkdtemp(prefix="dashboard-chromium.")
     profile = os.path.join(base, "profile")
-    command = [
-        find_chromium(args.chromium), "--headless=new", "--disable-gpu", "--disable-dev-shm-usage",
-        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-        "--disable-background-networking", "--disable-component-update", "--password-store=basic",
-        "--use-mock-keychain", "--mute-audio", "--hide-scrollbars",
-        f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-        "--window-size=1280,1400", "about:blank",
-    ]
-    if os.geteuid() == 0:
-        command.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    command = [find_chromium(args.chromium), *chromium_arguments(profile, "1280,1400")]
     browser_log = open(os.path.join(base, "chromium.log"), "w")
     browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True)
     try:

@@ -55,66 +55,11 @@ import urllib.request
 
 import websockets
 
+from cdp import CDP, Failure, chromium_arguments, find_chromium
+
 
 def log(message):
     print(f"[play-check] {message}", file=sys.stderr, flush=True)
-
-
-class Failure(Exception):
-    pass
-
-
-class CDP:
-    """A minimal Chrome DevTools Protocol client on one target."""
-
-    def __init__(self, ws, name):
-        self.ws = ws
-        self.name = name
-        self.next_id = 0
-        self.pending = {}
-        self.events = []
-        self.listeners = []
-        self.reader = asyncio.create_task(self._read())
-
-    async def _read(self):
-        try:
-            async for raw in self.ws:
-                message = json.loads(raw)
-                if "id" in message:
-                    future = self.pending.pop(message["id"], None)
-                    if future and not future.done():
-                        future.set_result(message)
-                else:
-                    self.events.append(message)
-                    for listener in list(self.listeners):
-                        listener(message)
-        except websockets.ConnectionClosed:
-            pass
-        for future in self.pending.values():
-            if not future.done():
-                future.set_exception(Failure(f"{self.name}: the DevTools connection closed"))
-
-    async def send(self, method, params=None, timeout=10):
-        self.next_id += 1
-        future = asyncio.get_running_loop().create_future()
-        self.pending[self.next_id] = future
-        await self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
-        try:
-            message = await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
-            raise Failure(f"{self.name}: {method} got no answer within {timeout} s")
-        if "error" in message:
-            raise Failure(f"{self.name}: {method}: {message['error']}")
-        return message.get("result", {})
-
-    async def evaluate(self, expression):
-        result = await self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
-                                                      "awaitPromise": True})
-        if "exceptionDetails" in result:
-            details = result["exceptionDetails"]
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise Failure(f"{self.name}: evaluate failed: {text}: {expression[:100]}")
-        return result.get("result", {}).get("value")
 
 
 STATE = """(() => {
@@ -303,13 +248,6 @@ def http_json(url, method="GET", body=None, token=None, timeout=5):
         return json.loads(response.read())
 
 
-def find_chromium(explicit):
-    for candidate in [explicit, "chromium", "chromium-browser", "google-chrome"]:
-        if candidate and shutil.which(candidate):
-            return shutil.which(candidate)
-    raise Failure("no Chromium found (apt-get install chromium)")
-
-
 def unique_lines(state):
     """The transcript's texts; fails on a line shown twice (same id, or same text)."""
     ids = [line["id"] for line in state["lines"]]
@@ -323,18 +261,10 @@ async def run(args):
     base = tempfile.mkdtemp(prefix="play-chromium.")
     profile = os.path.join(base, "profile")
     # Bounded by `timeout` too, in a process group of its own (ended with it below).
-    command = [
-        "timeout", "-k", "5", str(int(args.browser_lifetime)), find_chromium(args.chromium), "--headless=new", "--disable-gpu", "--disable-dev-shm-usage",
-        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
-        "--disable-background-networking", "--disable-component-update", "--password-store=basic",
-        "--use-mock-keychain", "--mute-audio", "--hide-scrollbars",
-        "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-        "--disable-backgrounding-occluded-windows",
-        f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-        "--window-size=1280,1000", "about:blank",
-    ]
-    if os.geteuid() == 0:
-        command.insert(5, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    command = ["timeout", "-k", "5", str(int(args.browser_lifetime)), find_chromium(args.chromium),
+               *chromium_arguments(profile, "1280,1000", extra=("--disable-background-timer-throttling",
+                                                               "--disable-renderer-backgrounding",
+                                                               "--disable-backgrounding-occluded-windows"))]
     browser_log = open(os.path.join(base, "chromium.log"), "w")
     browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True)
     bot = {"process": None}

@@ -1,0 +1,116 @@
+"""What the headless-Chromium checks share (dashboard_check.py, play_check.py): a minimal Chrome
+DevTools Protocol client, polling a page, and how Chromium is found and started.
+
+Standard library plus `websockets`. Imported from the checks' own directory (Python puts a
+script's directory first on its path).
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import time
+
+import websockets
+
+
+class Failure(Exception):
+    """A check that did not pass; its message says why."""
+
+
+class CDP:
+    """A minimal Chrome DevTools Protocol client on one target (a page, or the browser)."""
+
+    def __init__(self, ws, name="page"):
+        self.ws = ws
+        self.name = name
+        self.next_id = 0
+        self.pending = {}
+        self.events = []
+        self.listeners = []
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self):
+        try:
+            async for raw in self.ws:
+                message = json.loads(raw)
+                if "id" in message:
+                    future = self.pending.pop(message["id"], None)
+                    if future and not future.done():
+                        future.set_result(message)
+                else:
+                    self.events.append(message)
+                    for listener in list(self.listeners):
+                        listener(message)
+        except websockets.ConnectionClosed:
+            pass
+        for future in self.pending.values():
+            if not future.done():
+                future.set_exception(Failure(f"{self.name}: the DevTools connection closed"))
+
+    async def send(self, method, params=None, timeout=10):
+        self.next_id += 1
+        future = asyncio.get_running_loop().create_future()
+        self.pending[self.next_id] = future
+        await self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
+        try:
+            message = await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise Failure(f"{self.name}: {method} got no answer within {timeout} s")
+        if "error" in message:
+            raise Failure(f"{self.name}: {method}: {message['error']}")
+        return message.get("result", {})
+
+    async def evaluate(self, expression):
+        result = await self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True,
+                                                      "awaitPromise": True})
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            raise Failure(f"{self.name}: evaluate failed: {text}: {expression[:100]}")
+        return result.get("result", {}).get("value")
+
+    async def wait_for_event(self, method, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(event.get("method") == method for event in self.events):
+                return
+            await asyncio.sleep(0.05)
+        raise Failure(f"{self.name}: no {method} within {timeout} s")
+
+
+async def poll(cdp, expression, ok, timeout, what):
+    """Evaluates `expression` every 200 ms until `ok(value)`; returns the value."""
+    deadline = time.monotonic() + timeout
+    value = None
+    while time.monotonic() < deadline:
+        value = await cdp.evaluate(expression)
+        if ok(value):
+            return value
+        await asyncio.sleep(0.2)
+    raise Failure(f"timed out after {timeout} s waiting for {what}; last state: {json.dumps(value)[:600]}")
+
+
+def find_chromium(explicit):
+    """The Chromium binary: `explicit` when given, else the first on the PATH."""
+    for candidate in [explicit, "chromium", "chromium-browser", "google-chrome"]:
+        if candidate and shutil.which(candidate):
+            return shutil.which(candidate)
+    raise Failure("no Chromium found (apt-get install chromium)")
+
+
+def chromium_arguments(profile, window_size, extra=()):
+    """Headless Chromium with its own profile, DevTools on a free loopback port (written to
+    `profile`/DevToolsActivePort), nothing phoning home; `--no-sandbox` when run as root
+    (Chromium refuses its sandbox then)."""
+    arguments = [
+        "--headless=new", "--disable-gpu", "--disable-dev-shm-usage",
+        "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
+        "--disable-background-networking", "--disable-component-update", "--password-store=basic",
+        "--use-mock-keychain", "--mute-audio", "--hide-scrollbars", *extra,
+        f"--user-data-dir={profile}", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+        f"--window-size={window_size}", "about:blank",
+    ]
+    if os.geteuid() == 0:
+        arguments.insert(0, "--no-sandbox")
+    return arguments
