@@ -110,10 +110,12 @@ public final class HubServer: Sendable {
         }
         let cors = try configuration.web.corsPolicy()
         var devSignIn: DevSignIn?
-        if try configuration.web.devSignInEnabled(host: configuration.host) {
-            devSignIn = DevSignIn(authority: TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy),
+        if let audience = try configuration.web.devSignInAudience(host: configuration.host,
+                                                                   trustedProxies: configuration.connectionPolicy.trustedProxies) {
+            devSignIn = DevSignIn(audience: audience,
+                                  authority: TokenAuthority(secret: configuration.secret, policy: configuration.tokenPolicy),
                                   clock: hubPorts.clock, profiles: stores?.profiles, maxBodyBytes: configuration.maxAPIBodySize)
-            if !WebSettings.isLoopback(configuration.host) {
+            if audience == .everyone {
                 logger.warning("development sign-in is on for a hub others can reach: anyone can sign in as anyone (http.devSignIn off turns it off)",
                                metadata: ["host": "\(configuration.host)"])
             }
@@ -187,8 +189,14 @@ public final class HubServer: Sendable {
         do {
             return try await startServing()
         } catch {
-            // Nothing may outlive a start that failed: the key refresher stops with it.
-            jwksTask.withLock { $0?.cancel(); $0 = nil }
+            // The key refresher stops with a start that failed, before the caller lets the
+            // event loops go.
+            let refresher = jwksTask.withLock { task -> Task<Void, Never>? in
+                defer { task = nil }
+                task?.cancel()
+                return task
+            }
+            await refresher?.value
             throw error
         }
     }

@@ -214,6 +214,9 @@ struct ServerMessageDecoderTests {
             }
         }
         #expect(failure("not json") == .malformedJSON)
+        // An unknown type in the hub's layout is still checked to be JSON.
+        #expect(failure(#"{"type":"future""#) == .malformedJSON)
+        #expect(failure(#"{"type":"future"}garbage"#) == .malformedJSON)
         #expect(failure("[1]") == .malformedJSON)
         #expect(failure(#"{"seq":1}"#) == .missingType)
         #expect(failure(#"{"type":7}"#) == .missingType)

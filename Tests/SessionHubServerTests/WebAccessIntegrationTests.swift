@@ -97,7 +97,8 @@ struct WebAccessIntegrationTests {
             let borrowed = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": "Eve", "userId": "ana"])
             #expect(borrowed.status == 400)
             #expect(borrowed.json?["code"] as? String == "invalid_user_id")
-            let garbage = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", raw: Data("name=Ana".utf8))
+            let garbage = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", raw: Data("name=Ana".utf8),
+                                                           headers: ["Content-Type": "application/json"])
             #expect(garbage.json?["code"] as? String == "bad_request")
             let get = try await HTTPTestClient.request("GET", port: port, "/api/dev/sign-in")
             #expect(get.status == 405)
@@ -112,17 +113,44 @@ struct WebAccessIntegrationTests {
         }
     }
 
-    @Test func devSignInIsOffByDefaultOutsideLoopbackAndSettingsAreChecked() throws {
-        #expect(try WebSettings().devSignInEnabled(host: "127.0.0.1"))
-        #expect(try WebSettings().devSignInEnabled(host: "localhost"))
-        #expect(try !WebSettings().devSignInEnabled(host: "0.0.0.0"))
-        #expect(try !WebSettings().devSignInEnabled(host: "10.1.2.3"))
+    @Test func devSignInIsForThisMachineOnlyByDefaultAndSettingsAreChecked() throws {
+        let auto = WebSettings()
+        #expect(try auto.devSignInAudience(host: "127.0.0.1", trustedProxies: []) == .thisMachine)
+        #expect(try auto.devSignInAudience(host: "localhost", trustedProxies: []) == .thisMachine)
+        #expect(try auto.devSignInAudience(host: "0.0.0.0", trustedProxies: []) == nil)
+        #expect(try auto.devSignInAudience(host: "10.1.2.3", trustedProxies: []) == nil)
+        #expect(try auto.devSignInAudience(host: "127.example.com", trustedProxies: []) == nil)
+        // A proxy in front: the world reaches the loopback port through it.
+        #expect(try auto.devSignInAudience(host: "127.0.0.1", trustedProxies: ["127.0.0.1"]) == nil)
         var on = WebSettings()
         on.devSignIn = "on"
-        #expect(try on.devSignInEnabled(host: "0.0.0.0"))
+        #expect(try on.devSignInAudience(host: "0.0.0.0", trustedProxies: []) == .everyone)
         var bad = WebSettings()
         bad.devSignIn = "yes"
-        #expect(throws: SettingsError.self) { try bad.devSignInEnabled(host: "127.0.0.1") }
+        #expect(throws: SettingsError.self) { try bad.devSignInAudience(host: "127.0.0.1", trustedProxies: []) }
+        #expect(WebSettings.isLoopback("127.0.0.1") && WebSettings.isLoopback("127.1.2.3") && WebSettings.isLoopback("::1"))
+        #expect(!WebSettings.isLoopback("127.0.0") && !WebSettings.isLoopback("127.0.0.256") && !WebSettings.isLoopback("128.0.0.1"))
+    }
+
+    @Test func devSignInRefusesWhatAProxyForwardedAndWhatIsNotJSON() async throws {
+        try await Self.withSQLiteHub({ _ in }) { port in
+            // What nginx or HAProxy in front of a loopback hub would add.
+            for header in ["X-Forwarded-For", "Forwarded", "X-Real-IP"] {
+                let proxied = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": "Eve"],
+                                                               headers: [header: "203.0.113.9"])
+                #expect(proxied.status == 404, "\(header)")
+                #expect(proxied.json?["token"] == nil)
+            }
+            // A cross-site form post cannot send application/json without a preflight.
+            let form = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", raw: Data(#"{"name":"Eve"}"#.utf8),
+                                                        headers: ["Content-Type": "text/plain"])
+            #expect(form.status == 415)
+            #expect(form.json?["code"] as? String == "unsupported_media_type")
+            // A name of many bytes a token cannot hold.
+            let wide = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in",
+                                                        body: ["name": String(repeating: "👨‍👩‍👧‍👦", count: 6)])
+            #expect(wide.json?["code"] as? String == "invalid_name")
+        }
     }
 
     @Test func originsAreParsedStrictly() throws {

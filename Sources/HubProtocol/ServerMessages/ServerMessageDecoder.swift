@@ -30,14 +30,27 @@ public struct ServerMessageDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
 
+    /// The types decoded into their own cases (anything else is ``ServerMessage/other(type:)``).
+    private static let knownTypes: Set<String> = ["welcome", "joined", "resumed", "scenarios", "pong", "left", "error",
+                                                  "participants", "line", "recast", "recastAccepted", "hostChanged",
+                                                  "stats", "ended"]
+
     /// Decodes UTF-8 JSON.
     public func decode(_ data: Data) throws(Failure) -> ServerMessage {
         let decoder = JSONDecoder()
         let type: String
         if let leading = Self.leadingType(data) {
             // The hub writes `type` first: no second pass over the message to find it. A
-            // message that is not JSON after all fails in the decode below.
+            // message that is not JSON after all fails in the decode below (and an unknown
+            // type is checked to be JSON before it is passed on as `.other`).
             type = leading
+            if !Self.knownTypes.contains(leading) {
+                do {
+                    _ = try decoder.decode(TypeOnly.self, from: data)
+                } catch {
+                    throw .malformedJSON
+                }
+            }
         } else {
             let probe: TypeOnly
             do {

@@ -119,8 +119,10 @@ public struct CORSPolicy: Sendable, Equatable {
 
     /// Adds the headers that let an allowed origin's page read `response`.
     func decorate(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        // The answer depends on the origin whenever the policy names origins: a cache must not
+        // hand one origin's answer to another.
+        if origins != nil || request.head.headers.contains(name: "Origin") { response.headers.add(name: "Vary", value: "Origin") }
         guard let origin = request.head.headers.first(name: "Origin") else { return }
-        response.headers.add(name: "Vary", value: "Origin")
         guard allows(origin) else { return }
         response.headers.replaceOrAdd(name: "Access-Control-Allow-Origin", value: origins == nil ? "*" : origin)
         response.headers.replaceOrAdd(name: "Access-Control-Expose-Headers", value: "Retry-After")

@@ -6,14 +6,28 @@ import NIOHTTP1
 import WebSocketTransport
 
 /// `POST /api/dev/sign-in`: a token for trying the hub in a browser (the web player, `/play`),
-/// signed with the hub's secret like `sessionhub token`'s. On by default only while the hub
-/// listens on loopback (`http.devSignIn`); anyone who reaches it can be anyone, so a public hub
-/// turns it off and its players bring the app's tokens.
+/// signed with the hub's secret like `sessionhub token`'s. By default it answers only requests
+/// made on this machine to a hub listening on loopback with no proxy in front
+/// (``Audience/thisMachine``); `http.devSignIn on` opens it to everyone. Whoever reaches it can
+/// sign in as any development user, so a public hub leaves it off and its players bring the
+/// app's tokens.
+///
+/// The body must be sent as `application/json`: a page of another site cannot post that
+/// without a CORS preflight, which the hub does not grant it.
 ///
 /// Body: `{"name": "Ana", "userId": "dev-…" (optional: sign in again as the same player),
 /// "premium": true (optional)}`. Answer 200: `{"token", "userId", "name", "premium",
 /// "expiresAt"}` (epoch seconds). The token travels in the body only, never in a URL.
-struct DevSignIn: Sendable {
+public struct DevSignIn: Sendable {
+    /// Whose requests it answers.
+    public enum Audience: Sendable, Equatable {
+        /// Requests from a loopback peer that carry no proxy forwarding header.
+        case thisMachine
+        /// Every request (`http.devSignIn on`).
+        case everyone
+    }
+
+    let audience: Audience
     let authority: TokenAuthority
     let clock: any HubClock
     /// Sets the premium flag when asked (nil without a store: the answer says `premium: false`).
@@ -25,8 +39,10 @@ struct DevSignIn: Sendable {
     static let path = "/api/dev/sign-in"
     /// A development token's lifetime, seconds (shortened to the hub's longest allowed).
     static let lifetime = 12 * 3600
-    /// The longest display name, in characters.
+    /// The longest display name, in characters (and at most the 128 bytes a token's `name` may hold).
     static let maxNameLength = 64
+    /// The headers a reverse proxy adds: a request that carries one came from elsewhere.
+    static let forwardingHeaders = ["X-Forwarded-For", "Forwarded", "X-Real-IP"]
 
     private struct Request: Decodable {
         var name: String
@@ -48,7 +64,13 @@ struct DevSignIn: Sendable {
             response.headers.add(name: "Allow", value: "POST")
             return response
         }
+        if audience == .thisMachine, !Self.isFromThisMachine(request) {
+            return APIError.notFound("the development sign-in answers only requests made on the hub's own machine (http.devSignIn on opens it)").response
+        }
         do {
+            guard request.head.headers.first(name: "Content-Type")?.lowercased().hasPrefix("application/json") == true else {
+                throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
+            }
             guard request.body.readableBytes <= maxBodyBytes else {
                 throw APIError(.payloadTooLarge, "payload_too_large", "request bodies are limited to \(maxBodyBytes) bytes")
             }
@@ -56,8 +78,9 @@ struct DevSignIn: Sendable {
                 throw APIError.badRequest(#"the body must be {"name": "…"} with optional "userId" and "premium""#)
             }
             let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.count <= Self.maxNameLength, !TokenClaims.hasControlCharacters(name) else {
-                throw APIError(.badRequest, "invalid_name", "name must be 1 to \(Self.maxNameLength) characters without control characters")
+            guard !name.isEmpty, name.count <= Self.maxNameLength, name.utf8.count <= 128, !TokenClaims.hasControlCharacters(name) else {
+                throw APIError(.badRequest, "invalid_name",
+                               "name must be 1 to \(Self.maxNameLength) characters (at most 128 bytes) without control characters")
             }
             let userId: String
             if let given = body.userId {
@@ -91,6 +114,12 @@ struct DevSignIn: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return .json(.ok, ByteBuffer(bytes: try encoder.encode(value)))
+    }
+
+    /// A loopback peer, and no proxy's forwarding header.
+    static func isFromThisMachine(_ request: HTTPRequest) -> Bool {
+        guard let peer = request.remoteAddress?.ipAddress, WebSettings.isLoopback(peer) else { return false }
+        return !forwardingHeaders.contains { request.head.headers.contains(name: $0) }
     }
 
     /// `dev-` and 12 random lower-case hex digits.

@@ -16,20 +16,27 @@ public struct WebSettings: Sendable, Equatable {
         return try CORSPolicy(corsOrigins)
     }
 
-    /// Whether `POST /api/dev/sign-in` answers on a hub bound to `host`.
-    public func devSignInEnabled(host: String) throws(SettingsError) -> Bool {
+    /// Who `POST /api/dev/sign-in` answers on a hub bound to `host` behind `trustedProxies`: nil
+    /// when it is off. Unset (auto), it answers only while the hub listens on a loopback address
+    /// with no proxy configured, and then only requests made on this machine without a proxy's
+    /// forwarding headers (a reverse proxy on the same host would otherwise hand it to the world).
+    public func devSignInAudience(host: String, trustedProxies: [String]) throws(SettingsError) -> DevSignIn.Audience? {
         switch devSignIn?.lowercased() {
-        case nil: return Self.isLoopback(host)
-        case "on": return true
-        case "off": return false
+        case nil: return Self.isLoopback(host) && trustedProxies.isEmpty ? .thisMachine : nil
+        case "on": return .everyone
+        case "off": return nil
         case let other?:
             throw .invalidValue(key: "http.devSignIn", value: String(other.prefix(40)), source: "settings", expected: "on or off")
         }
     }
 
-    /// Whether `host` (the address the hub binds) is reachable from this machine only.
+    /// Whether `host` (an address the hub binds, or a peer's) is a loopback address: `localhost`,
+    /// `::1`, or an IPv4 literal `127.x.x.x`.
     static func isLoopback(_ host: String) -> Bool {
         let name = host.lowercased()
-        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+        if name == "localhost" || name == "::1" || name == "::ffff:127.0.0.1" { return true }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in !part.isEmpty && part.count <= 3 && part.allSatisfy(\.isASCII) && Int(part).map { (0...255).contains($0) } == true }
     }
 }
