@@ -159,8 +159,10 @@ async def main(args):
         three = loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster.json"))
         results["fanout"] = {}
         for name, report in (("1 node, SQLite", single), ("1 node, PostgreSQL", single_pg), ("3 nodes, PostgreSQL", three)):
+            steady = report.get("steadyFanout") or {}
             results["fanout"][name] = {"deliveriesPerSecond": report.get("steadyDeliveriesPerSecond") or report["deliveriesPerSecond"], "p50": report["fanout"]["p50"],
-                                       "p99": report["fanout"]["p99"], "lost": report["lost"], "duplicated": report["duplicated"]}
+                                       "p99": report["fanout"]["p99"], "steadyP50": steady.get("p50"), "steadyP99": steady.get("p99"),
+                                       "lost": report["lost"], "duplicated": report["duplicated"]}
 
         # 3. Failover.
         times, rounds = [], []
@@ -179,9 +181,10 @@ async def main(args):
     print("journal append (%d sessions, %.0f appends/s offered)   p50        p99" % (args.sessions, lines_per_second))
     for r in results["journal"]:
         print("  %-40s %7.0f µs %7.0f µs" % (r["store"], r["p50"], r["p99"]))
-    print("fan-out (%.0f deliveries/s offered)            delivered/s    p50        p99    lost dup" % (lines_per_second * args.players))
+    print("fan-out (%.0f deliveries/s offered)            delivered/s    p50        p99    steady p50 / p99    lost dup" % (lines_per_second * args.players))
     for name, f in results["fanout"].items():
-        print("  %-40s %8.0f %7.2f ms %7.2f ms %5d %3d" % (name, f["deliveriesPerSecond"], f["p50"], f["p99"], f["lost"], f["duplicated"]))
+        steady = "%6.2f / %6.2f ms" % (f["steadyP50"], f["steadyP99"]) if f.get("steadyP99") is not None else "         -        "
+        print("  %-40s %8.0f %7.2f ms %7.2f ms  %s %5d %3d" % (name, f["deliveriesPerSecond"], f["p50"], f["p99"], steady, f["lost"], f["duplicated"]))
     fo = results["failover"]
     print("failover, kill -9 -> resumed (%d kills, %d players)   p50 %.2f s, p99 %.2f s, max %.2f s" % (
         fo["kills"], fo["players"], fo["p50"], fo["p99"], fo["max"]))

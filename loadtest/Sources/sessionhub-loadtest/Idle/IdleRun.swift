@@ -192,7 +192,7 @@ struct IdleRun {
             parameters: ["connections": "\(o.connections)", "hold_s": "\(o.hold)", "parallel": "\(o.parallel)",
                          "users": "\(authenticated ? max(1, min(o.users, o.connections)) : 0)", "deflate": "\(o.deflate)"],
             wallSeconds: (Double(wallEnd - wallStart) / 1e7).rounded() / 100,
-            fanout: LatencySummary(makeLatencyHistogram()), percentiles: [],
+            fanout: LatencySummary(makeLatencyHistogram()), steadyFanout: nil, percentiles: [],
             connect: LatencySummary(merged.connect), welcome: authenticated ? LatencySummary(merged.welcome) : nil, join: nil,
             sent: 0, received: 0, acked: nil, expected: nil, lost: 0, duplicated: 0, outOfOrder: 0, foreign: 0,
             otherBroadcasts: nil, lateRequests: nil, retries: nil, connectFailures: merged.connectFailures,

@@ -31,6 +31,9 @@ enum SummaryTable {
             }
         default:
             rows.append(("fan-out latency p50 / p90 / p99 / p99.9 / max", lat(r.fanout)))
+            if let steady = r.steadyFanout {
+                rows.append(("steady-state fan-out p50 / p90 / p99 / p99.9 / max", lat(steady)))
+            }
             if let steady = r.steadyDeliveriesPerSecond {
                 rows.append(("deliveries/s: steady state / whole run", String(format: "%.0f / %.0f (over %.1f s)", steady, r.deliveriesPerSecond, r.deliveryWindowSeconds)))
             } else {

@@ -111,6 +111,10 @@ struct RunReport: Codable, Sendable {
     var wallSeconds: Double
 
     var fanout: LatencySummary
+    /// Fan-out latency of the deliveries received between the end of the ramp and the end of
+    /// sending (sessions mode): the offered load alone, without the joins of the ramp or the
+    /// drain. From the 1 s buckets (two significant digits).
+    var steadyFanout: LatencySummary?
     var percentiles: [PercentilePoint]
     var connect: LatencySummary
     var welcome: LatencySummary?

@@ -282,7 +282,7 @@ struct RoomsRun {
                 "offered_deliveries_per_s": String(format: "%.0f", Double(total) * o.rate * Double(o.members)),
             ],
             wallSeconds: (Double(wallEnd - wallStart) / 1e7).rounded() / 100,
-            fanout: LatencySummary(merged.fanout), percentiles: RunReport.percentilePoints(merged.fanout),
+            fanout: LatencySummary(merged.fanout), steadyFanout: nil, percentiles: RunReport.percentilePoints(merged.fanout),
             connect: LatencySummary(merged.connect), welcome: nil, join: nil,
             sent: merged.sent, received: merged.received, acked: nil, expected: expected,
             lost: lost, duplicated: merged.duplicated, outOfOrder: merged.outOfOrder, foreign: merged.foreign,

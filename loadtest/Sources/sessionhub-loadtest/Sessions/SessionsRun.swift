@@ -182,7 +182,9 @@ struct SessionsRun {
                 "offered_deliveries_per_s": String(format: "%.1f", Double(total) * o.rate * Double(o.players)),
             ],
             wallSeconds: (Double(wallEnd - wallStart) / 1e7).rounded() / 100,
-            fanout: LatencySummary(merged.fanout), percentiles: RunReport.percentilePoints(merged.fanout),
+            fanout: LatencySummary(merged.fanout),
+            steadyFanout: Self.steadyLatency(merged.seconds, from: Int(o.ramp.rounded(.up)), to: Int(o.duration) - 1),
+            percentiles: RunReport.percentilePoints(merged.fanout),
             connect: LatencySummary(merged.connect), welcome: LatencySummary(merged.welcome), join: LatencySummary(merged.join),
             sent: merged.sent, received: merged.received, acked: merged.acked, expected: nil,
             lost: merged.lost, duplicated: merged.duplicated, outOfOrder: merged.outOfOrder, foreign: merged.foreign,
@@ -206,6 +208,14 @@ struct SessionsRun {
         guard to >= from, seconds.count > to else { return nil }
         let total = seconds[from...to].reduce(0) { $0 + $1.deliveries }
         return (Double(total) / Double(to - from + 1)).rounded()
+    }
+
+    /// The fan-out latency of the whole seconds `from...to` (the steady state), if the run has them.
+    static func steadyLatency(_ seconds: [SecondBucket], from: Int, to: Int) -> LatencySummary? {
+        guard to >= from, seconds.count > to else { return nil }
+        var merged = makeLatencyHistogram(digits: .two)
+        for bucket in seconds[from...to] { merged.add(bucket.latency) }
+        return merged.totalCount > 0 ? LatencySummary(merged) : nil
     }
 
     static func sleep(until t: UInt64) async {
