@@ -50,6 +50,7 @@ extension PostgresStore: HistoryWriter {
             throw JournalFailure.fenced(sessionId: session.sessionId)
         }
         var results: [String: HistoryWriteResult] = [:]
+        let vocabulary = SessionVocabulary(session)
         for participant in session.participants {
             let profile: UserProfile
             if let stored = try await Self.loadProfile(db, userId: participant.userId, logger: logger, lock: true) {
@@ -67,7 +68,7 @@ extension PostgresStore: HistoryWriter {
             for try await _ in ledger { firstTime = true }
             if firstTime {
                 try await Self.addToProgress(db, userId: participant.userId, language: language, session: session,
-                                             participant: participant, logger: logger)
+                                             participant: participant, vocabulary: vocabulary, logger: logger)
             }
             guard profile.isPremium else {
                 results[participant.userId] = .error(.featureLocked)

@@ -99,7 +99,8 @@ extension PostgresStore: ProgressRepository {
     /// session's UTC day for streaks and the SM-2 review of the words they met, inside the
     /// caller's transaction.
     static func addToProgress(_ db: PostgresConnection, userId: String, language: String, session: EndedSession,
-                              participant: EndedParticipant, logger: Logger) async throws {
+                              participant: EndedParticipant, vocabulary: SessionVocabulary,
+                              logger: Logger) async throws {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
         try await db.query("INSERT INTO session_days (user_id, day) VALUES (\(userId), \(day)) ON CONFLICT DO NOTHING",
                            logger: logger)
@@ -129,14 +130,15 @@ extension PostgresStore: ProgressRepository {
                 successful_repairs = excluded.successful_repairs, help_given = excluded.help_given,
                 team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds
             """, logger: logger)
-        try await reviewWords(db, userId: userId, language: language, session: session, logger: logger)
+        try await reviewWords(db, userId: userId, language: language, session: session,
+                              vocabulary: vocabulary, logger: logger)
     }
 
     /// The SM-2 update of the words `userId` met in `session`, in two statements (one read, one
     /// upsert of every word), inside the caller's transaction.
     static func reviewWords(_ db: PostgresConnection, userId: String, language: String, session: EndedSession,
-                            logger: Logger) async throws {
-        let qualities = SessionVocabulary.reviews(of: userId, in: session)
+                            vocabulary: SessionVocabulary, logger: Logger) async throws {
+        let qualities = vocabulary.reviews(of: userId)
         guard !qualities.isEmpty else { return }
         let existing = try await wordReviews(db, userId: userId, language: language, words: qualities.keys.sorted(),
                                              logger: logger)

@@ -75,6 +75,17 @@ public final class SQLiteConnection {
         return Int(sqlite3_changes(db))
     }
 
+    /// Runs one statement once for each set of binds in `rows` (prepared once), discarding rows.
+    public func runEach(_ sql: String, _ rows: some Sequence<[SQLiteValue]>) throws {
+        try withStatement(sql) { statement in
+            for binds in rows {
+                try statement.bind(binds)
+                while try statement.step() {}
+                statement.reset()
+            }
+        }
+    }
+
     /// Runs one statement with `binds` and maps every row; `row` may stop early by throwing.
     public func query<T>(_ sql: String, _ binds: [SQLiteValue] = [],
                          row: (SQLiteRow) throws -> T) throws -> [T] {

@@ -86,6 +86,7 @@ extension SQLiteStore: HistoryWriter {
     /// The whole write of one ended session, inside the caller's transaction.
     func apply(_ session: EndedSession, _ db: SQLiteConnection) throws -> [String: HistoryWriteResult] {
         var results: [String: HistoryWriteResult] = [:]
+        let vocabulary = SessionVocabulary(session)
         for participant in session.participants {
             let profile: UserProfile
             if let stored = try Self.loadProfile(db, userId: participant.userId) {
@@ -100,7 +101,7 @@ extension SQLiteStore: HistoryWriter {
                                        [.text(participant.userId), .text(session.sessionId)]) == 1
             if firstTime {
                 try Self.addToProgress(db, userId: participant.userId, language: language, session: session,
-                                       participant: participant)
+                                       participant: participant, vocabulary: vocabulary)
             }
             guard profile.isPremium else {
                 results[participant.userId] = .error(.featureLocked)

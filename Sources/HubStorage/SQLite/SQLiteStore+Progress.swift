@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 
 extension SQLiteStore: ProgressRepository {
@@ -93,7 +94,8 @@ extension SQLiteStore: ProgressRepository {
     /// (``ProgressRules/reviewed(_:existing:at:)``). Sessions applied out of order (a retried
     /// sealed session) add to the totals without moving the week or the last activity back.
     static func addToProgress(_ db: SQLiteConnection, userId: String, language: String,
-                              session: EndedSession, participant: EndedParticipant) throws {
+                              session: EndedSession, participant: EndedParticipant,
+                              vocabulary: SessionVocabulary) throws {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
         try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)", [.text(userId), .integer(day)])
         let stored = try db.queryFirst(progressColumns + " WHERE p.user_id = ? AND p.language = ?",
@@ -126,35 +128,38 @@ extension SQLiteStore: ProgressRepository {
                 .int(progress.successfulRepairs), .int(progress.helpGiven), .int(progress.teamWins),
                 .optionalInteger(row.todayDay), .int(row.todaySeconds),
             ])
-        try reviewWords(db, userId: userId, language: language, session: session)
+        try reviewWords(db, userId: userId, language: language, session: session,
+                        vocabulary: vocabulary)
     }
 
     /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction.
-    static func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession) throws {
-        let qualities = SessionVocabulary.reviews(of: userId, in: session)
+    static func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
+                            vocabulary: SessionVocabulary) throws {
+        let qualities = vocabulary.reviews(of: userId)
         guard !qualities.isEmpty else { return }
+        // The states of every reviewed word in one read (the words as one JSON array).
         var existing: [String: WordReview] = [:]
-        for word in qualities.keys {
-            let state = try db.queryFirst("""
-                SELECT ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-                FROM word_reviews WHERE user_id = ? AND language = ? AND word = ?
-                """, [.text(userId), .text(language), .text(word)]) { wordReview($0, from: 0) }
-            if let state { existing[word] = state }
+        let words = String(decoding: try JSONEncoder().encode(qualities.keys.sorted()), as: UTF8.self)
+        try db.forEachRow("""
+            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+            FROM word_reviews WHERE user_id = ? AND language = ? AND word IN (SELECT value FROM json_each(?))
+            """, [.text(userId), .text(language), .text(words)]) { row in
+            existing[row.string(0)] = wordReview(row, from: 1)
+            return true
         }
-        for (word, state) in ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt) {
-            try db.run("""
-                INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
-                                          next_review_at, last_reviewed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user_id, language, word) DO UPDATE SET
-                    ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
-                    repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
-                    last_reviewed_at = excluded.last_reviewed_at
-                """, [
-                    .text(userId), .text(language), .text(word), .real(state.easeFactor), .int(state.intervalDays),
-                    .int(state.repetitions), .integer(state.nextReviewAt), .integer(state.lastReviewedAt),
-                ])
-        }
+        let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt).sorted { $0.key < $1.key }
+        try db.runEach("""
+            INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
+                                      next_review_at, last_reviewed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (user_id, language, word) DO UPDATE SET
+                ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
+                repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
+                last_reviewed_at = excluded.last_reviewed_at
+            """, updated.lazy.map { word, state -> [SQLiteValue] in
+                [.text(userId), .text(language), .text(word), .real(state.easeFactor), .int(state.intervalDays),
+                 .int(state.repetitions), .integer(state.nextReviewAt), .integer(state.lastReviewedAt)]
+            })
     }
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).
