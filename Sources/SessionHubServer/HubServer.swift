@@ -74,7 +74,8 @@ public final class HubServer: Sendable {
         let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: MeasuredJournal(inner: journal, metrics: metrics),
                                 history: notifying, learners: learners,
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret),
-                                directory: persistence.cluster?.directory ?? SingleNodeDirectory())
+                                directory: persistence.cluster?.directory ?? SingleNodeDirectory(),
+                                executors: EventLoopSessionExecutors(group: group))
         let hub = Hub(catalog: catalog, configuration: configuration.hub, ports: hubPorts)
         self.hub = hub
         if let cluster = persistence.cluster, let recoverable = journal as? any RecoverableJournal {

@@ -69,6 +69,9 @@ struct JournalTests {
         #expect(writes == [[held], [held + 1, held + 2]], "writes: \(writes)")
         for member in [alice, bob] {
             #expect(member.link.seqs.filter { $0 >= held } == [held, held + 1, held + 2], "\(member.id)")
+            // Made durable together, delivered together (one write for the transport).
+            let calls = member.link.deliveryCalls.filter { ($0.first ?? 0) >= held }
+            #expect(calls == [[held], [held + 1, held + 2]], "\(member.id): \(calls)")
         }
     }
 

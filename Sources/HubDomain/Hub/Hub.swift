@@ -32,7 +32,7 @@ public actor Hub {
     /// Starts a SOLO session for `user`.
     public func startSolo(user: HubUser, scenarioId: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
         let scenario = try lookUp(scenarioId)
-        let session = try await create(scenario: scenario, shared: false, maxPlayers: 1, for: user)
+        let session = try await create(scenario: scenario, shared: false, maxPlayers: 1, for: user, near: link)
         return try await seat(user, in: session, link: link, mode: .solo, ref: ref, rollBackSession: true)
     }
 
@@ -44,7 +44,7 @@ public actor Hub {
         guard players >= 2, players <= limit else {
             throw HubError(.invalidField, "maxPlayers must be between 2 and \(limit) for \(scenario.id)")
         }
-        let session = try await create(scenario: scenario, shared: true, maxPlayers: players, for: user)
+        let session = try await create(scenario: scenario, shared: true, maxPlayers: players, for: user, near: link)
         return try await seat(user, in: session, link: link, mode: .host, ref: ref, rollBackSession: true)
     }
 
@@ -326,7 +326,8 @@ public actor Hub {
         }
     }
 
-    private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser) async throws(HubError) -> LiveSession {
+    private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser,
+                        near link: any ParticipantLink) async throws(HubError) -> LiveSession {
         guard sessions.count < configuration.maxLiveSessions else {
             throw HubError(.hubFull, "the hub holds its maximum of \(configuration.maxLiveSessions) live sessions")
         }
@@ -350,13 +351,13 @@ public actor Hub {
                 await release(user.id, from: id)
                 throw Self.directoryUnavailable(error)
             }
-            if listed { return register(header, scenario: scenario) }
+            if listed { return register(header, scenario: scenario, near: link) }
         }
         await release(user.id, from: id)
         throw HubError(.hubFull, "no free join code was found; try again")
     }
 
-    /// How many join codes ``create(scenario:shared:maxPlayers:for:)`` draws before giving up.
+    /// How many join codes ``create(scenario:shared:maxPlayers:for:near:)`` draws before giving up.
     private static let joinCodeDraws = 8
 
     /// Gives back a seat taken by ``reserve(_:for:)``.
@@ -377,11 +378,13 @@ public actor Hub {
         HubError(.storageUnavailable, "the cluster's directory cannot be reached; try again shortly", retryAfterSeconds: 1)
     }
 
-    /// Makes the session of `header` and lists it (by id and join code).
-    private func register(_ header: SessionHeader, scenario: Scenario) -> LiveSession {
+    /// Makes the session of `header` and lists it (by id and join code). It runs where
+    /// ``HubPorts/executors`` places it: near `link`, its first member's, if any.
+    private func register(_ header: SessionHeader, scenario: Scenario, near link: (any ParticipantLink)? = nil) -> LiveSession {
         let id = header.sessionId
         let session = LiveSession(id: id, scenario: scenario, joinCode: header.joinCode, maxPlayers: header.maxPlayers,
-                                  configuration: configuration, ports: ports, startedAt: header.startedAt) { [weak self] notice in
+                                  configuration: configuration, ports: ports, startedAt: header.startedAt,
+                                  executor: ports.executors.executor(near: link)) { [weak self] notice in
             await self?.handle(notice, from: id)
         }
         sessions[id] = session

@@ -14,6 +14,8 @@ public struct HubPorts: Sendable {
     public var resumeTokens: any ResumeTokenIssuer
     /// Where sessions and seats of other nodes are (``SingleNodeDirectory`` when alone).
     public var directory: any SessionDirectory
+    /// Where each session's actor runs.
+    public var executors: any SessionExecutors
 
     /// Bundles the seams.
     public init(clock: any HubClock = SystemHubClock(), encoder: any SessionEventEncoder,
@@ -21,7 +23,8 @@ public struct HubPorts: Sendable {
                 history: any HistoryWriter = InMemoryHistoryWriter(),
                 learners: any LearnerRecords = InMemoryLearnerRecords(),
                 resumeTokens: any ResumeTokenIssuer = RandomResumeTokens(),
-                directory: any SessionDirectory = SingleNodeDirectory()) {
+                directory: any SessionDirectory = SingleNodeDirectory(),
+                executors: any SessionExecutors = SerialQueueSessionExecutors()) {
         self.clock = clock
         self.encoder = encoder
         self.journal = journal
@@ -29,5 +32,6 @@ public struct HubPorts: Sendable {
         self.learners = learners
         self.resumeTokens = resumeTokens
         self.directory = directory
+        self.executors = executors
     }
 }

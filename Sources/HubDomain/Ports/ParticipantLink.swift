@@ -6,10 +6,19 @@ public protocol ParticipantLink: AnyObject, Sendable {
     var linkId: UInt64 { get }
     /// A broadcast, in `seq` order.
     func deliver(_ event: any EncodedEvent)
+    /// Consecutive broadcasts, in `seq` order, made durable together: a transport may write
+    /// them in one go (the default delivers them one by one).
+    func deliver(contentsOf events: [any EncodedEvent])
     /// A message for this participant only (the answer to join or resume), sent before any
     /// broadcast that follows it.
     func reply(_ reply: SessionReply)
     /// The session lets go of this link: it was replaced by a newer connection of the same
     /// user, the participant was removed, or the session ended. The connection stays open.
     func detach(_ reason: DetachReason)
+}
+
+extension ParticipantLink {
+    public func deliver(contentsOf events: [any EncodedEvent]) {
+        for event in events { deliver(event) }
+    }
 }

@@ -15,6 +15,8 @@ public actor LiveSession {
     public nonisolated let startedAt: Int64
 
     let maxPlayers: Int
+    /// Where the session runs (``HubPorts/executors``).
+    private nonisolated let executor: any SerialExecutor
     let configuration: HubConfiguration
     let ports: HubPorts
     private let notify: @Sendable (SessionNotice) async -> Void
@@ -58,11 +60,15 @@ public actor LiveSession {
     private var endSummary: SessionEndSummary?
 
     /// Creates a session; the hub adds the first participant with ``join(_:link:mode:ref:)``.
-    /// - Parameter startedAt: epoch ms; the clock's now when nil (a session rebuilt after a
-    ///   restart keeps its original start).
+    /// - Parameters:
+    ///   - startedAt: epoch ms; the clock's now when nil (a session rebuilt after a restart keeps
+    ///     its original start).
+    ///   - executor: where the session runs; when nil, ``HubPorts/executors`` picks one.
     public init(id: String, scenario: Scenario, joinCode: String?, maxPlayers: Int,
                 configuration: HubConfiguration, ports: HubPorts, startedAt: Int64? = nil,
+                executor: (any SerialExecutor)? = nil,
                 notify: @escaping @Sendable (SessionNotice) async -> Void) {
+        self.executor = executor ?? ports.executors.executor(near: nil)
         self.id = id
         self.scenario = scenario
         self.joinCode = joinCode
@@ -75,6 +81,8 @@ public actor LiveSession {
 
     /// Whether others can join (HOST/CLIENT) rather than SOLO.
     public nonisolated var isShared: Bool { joinCode != nil }
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     // MARK: Membership
 
@@ -604,16 +612,27 @@ public actor LiveSession {
     }
 
     private func drain() {
-        while let first = outbox.first, first.durable {
-            outbox.removeFirst()
-            lastDelivered = first.seq
-            replay.append((first.seq, first.encoded))
+        var durable = 0
+        while durable < outbox.count, outbox[durable].durable { durable += 1 }
+        if durable > 0 {
+            let run = outbox[..<durable]
+            let events = run.map(\.encoded), seqs = run.map(\.seq)
+            for pending in run { replay.append((pending.seq, pending.encoded)) }
+            lastDelivered = outbox[durable - 1].seq
+            outbox.removeFirst(durable)
             // Keep at least the last `replayBufferSize` broadcasts; trim in batches.
             if replay.count > 2 * configuration.replayBufferSize {
                 replay.removeFirst(replay.count - configuration.replayBufferSize)
             }
-            for seat in seats where seat.present && seat.deliverFrom <= first.seq {
-                seat.link?.deliver(first.encoded)
+            // Each member gets the run at once, from its first undelivered seq on.
+            for seat in seats where seat.present && seat.deliverFrom <= lastDelivered {
+                guard let link = seat.link else { continue }
+                let skip = seqs.firstIndex { $0 >= seat.deliverFrom } ?? events.count
+                if events.count - skip == 1 {
+                    link.deliver(events[skip])
+                } else {
+                    link.deliver(contentsOf: skip == 0 ? events : Array(events[skip...]))
+                }
             }
         }
         if !acknowledgementWaiters.isEmpty {

@@ -11,7 +11,9 @@ import WebSocketTransport
 /// against the connection's rate limits.
 ///
 /// Inputs go into a small queue (``yield(_:)``); a task runs only while some are pending and
-/// ends when the queue is empty, so an idle connection holds no task. At most one such task
+/// ends when the queue is empty, so an idle connection holds no task. The task runs on the
+/// connection's event loop (``EventLoopTaskExecutor``), where the sessions it creates run too
+/// (``EventLoopSessionExecutors``): a request reaches its session without a thread switch. At most one such task
 /// runs at a time, and it takes the inputs in arrival order; the connection's state moves into
 /// that task while it runs and back into the queue when it ends, so nothing else touches it.
 ///
@@ -108,7 +110,8 @@ final class HubConnectionWorker: Sendable {
             return true
         }
         if start {
-            Task { await self.drain() }
+            // On the connection's loop: a session there is reached without a thread switch.
+            Task(executorPreference: EventLoopTaskExecutor.on(socket.eventLoop)) { await self.drain() }
         }
     }
 

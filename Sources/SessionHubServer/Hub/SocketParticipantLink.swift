@@ -1,6 +1,7 @@
 import Dispatch
 import HubDomain
 import HubProtocol
+import NIOCore
 import WebSocket
 import WebSocketTransport
 
@@ -22,10 +23,24 @@ final class SocketParticipantLink: ParticipantLink {
         self.metrics = metrics
     }
 
+    /// The loop of the connection (where its session runs when it created it).
+    var eventLoop: any EventLoop { socket.eventLoop }
+
     func deliver(_ event: any EncodedEvent) {
         guard let broadcast = event as? PreparedBroadcast else { return }
         socket.send(broadcast.frame)
         metrics.delivered(broadcast.type, after: DispatchTime.now().uptimeNanoseconds &- broadcast.acceptedAt)
+    }
+
+    func deliver(contentsOf events: [any EncodedEvent]) {
+        var frames: [PreparedFrame] = []
+        frames.reserveCapacity(events.count)
+        let now = DispatchTime.now().uptimeNanoseconds
+        for case let broadcast as PreparedBroadcast in events {
+            frames.append(broadcast.frame)
+            metrics.delivered(broadcast.type, after: now &- broadcast.acceptedAt)
+        }
+        socket.send(frames)
     }
 
     func reply(_ reply: SessionReply) {

@@ -106,6 +106,21 @@ public final class WebSocketSocket: Sendable {
         }
     }
 
+    /// Writes frames encoded once for many recipients, in order, flushed together.
+    public func send(_ frames: [PreparedFrame]) {
+        if eventLoop.inEventLoop {
+            guard let handler = handler.value else {
+                for _ in frames { statistics?.noteDroppedFrame() }
+                return
+            }
+            let deferring = handler.beginDeferredFlush()
+            for frame in frames { handler.sendPrepared(frame) }
+            if deferring { handler.endDeferredFlush() }
+        } else {
+            for frame in frames { outbox.send(frame, to: handler, statistics: statistics) }
+        }
+    }
+
     /// Starts the close handshake; TCP closes when the peer answers or after the close timeout.
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         onLoop(isMessage: false) { $0.close(code: code, reason: reason) }

@@ -71,7 +71,8 @@ struct Harness {
     ///   - journalOverride: a journal to use instead of ``journal``.
     init(goalLines: Int = 100, maxPlayers: Int = 4, configuration: HubConfiguration = HubConfiguration(),
          premium: Set<String> = [], journalOverride: (any SessionJournal)? = nil, extraScenarios: [Scenario] = [],
-         resumeTokens: any ResumeTokenIssuer = RandomResumeTokens(), directory: any SessionDirectory = SingleNodeDirectory()) {
+         resumeTokens: any ResumeTokenIssuer = RandomResumeTokens(), directory: any SessionDirectory = SingleNodeDirectory(),
+         executors: any SessionExecutors = SerialQueueSessionExecutors()) {
         clock = TestClock()
         encoder = TestEncoder()
         journal = InMemorySessionJournal()
@@ -79,7 +80,8 @@ struct Harness {
         learners = InMemoryLearnerRecords()
         scenario = Fixtures.scenario(goalLines: goalLines, maxPlayers: maxPlayers)
         ports = HubPorts(clock: clock, encoder: encoder, journal: journalOverride ?? journal,
-                         history: history, learners: learners, resumeTokens: resumeTokens, directory: directory)
+                         history: history, learners: learners, resumeTokens: resumeTokens, directory: directory,
+                         executors: executors)
         hub = Hub(catalog: ScenarioCatalog([scenario] + extraScenarios), configuration: configuration, ports: ports)
     }
 

@@ -14,6 +14,7 @@ final class RecordingLink: ParticipantLink {
 
     let linkId: UInt64
     private let log = Mutex<[Record]>([])
+    private let calls = Mutex<[[Int]]>([])
 
     init() {
         linkId = Self.nextId.add(1, ordering: .relaxed).oldValue
@@ -25,7 +26,23 @@ final class RecordingLink: ParticipantLink {
             return
         }
         log.withLock { $0.append(.deliver(event)) }
+        calls.withLock { $0.append([event.seq]) }
     }
+
+    func deliver(contentsOf events: [any EncodedEvent]) {
+        for event in events {
+            guard let event = event as? TestEncodedEvent else {
+                Issue.record("delivered an event the test encoder did not make: \(event)")
+                return
+            }
+            log.withLock { $0.append(.deliver(event)) }
+        }
+        calls.withLock { $0.append(events.compactMap { ($0 as? TestEncodedEvent)?.seq }) }
+    }
+
+    /// The seqs of each delivery call, in order: one for ``deliver(_:)``, several for
+    /// ``deliver(contentsOf:)``.
+    var deliveryCalls: [[Int]] { calls.withLock { $0 } }
 
     func reply(_ reply: SessionReply) { log.withLock { $0.append(.reply(reply)) } }
 

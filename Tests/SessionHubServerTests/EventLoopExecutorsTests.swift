@@ -1,0 +1,46 @@
+import HubDomain
+import NIOCore
+import NIOPosix
+@testable import SessionHubServer
+import Testing
+
+/// A connection's requests and the sessions it creates run on event loops (issue 11: no thread
+/// switch between a request, its session and the writes to members on the same loop).
+@Suite("Event loop executors")
+struct EventLoopExecutorsTests {
+    /// An actor on a given executor, as ``LiveSession`` is.
+    actor OnExecutor {
+        nonisolated let executor: any SerialExecutor
+        init(_ executor: any SerialExecutor) { self.executor = executor }
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+        func isOn(_ loop: any EventLoop) -> Bool { loop.inEventLoop }
+    }
+
+    @Test func aTaskPreferringALoopsExecutorRunsOnThatLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loops = Array(group.makeIterator())
+        for loop in loops {
+            let onLoop = await Task(executorPreference: EventLoopTaskExecutor.on(loop)) {
+                // Also after a suspension: the task comes back to its loop.
+                await Task.yield()
+                return loop.inEventLoop
+            }.value
+            #expect(onLoop)
+            #expect(EventLoopTaskExecutor.on(loop) === EventLoopTaskExecutor.on(loop), "one per loop")
+        }
+        try await group.shutdownGracefully()
+    }
+
+    @Test func aSessionWithoutAMemberRunsOnOneOfTheGroupsLoops() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let loops = Array(group.makeIterator())
+        let executors = EventLoopSessionExecutors(group: group)
+        for _ in 0..<4 {
+            let actor = OnExecutor(executors.executor(near: nil))
+            var on = 0
+            for loop in loops where await actor.isOn(loop) { on += 1 }
+            #expect(on == 1, "runs on exactly one loop of the group")
+        }
+        try await group.shutdownGracefully()
+    }
+}
