@@ -1,11 +1,11 @@
-import NIOConcurrencyHelpers
 import NIOCore
+import WebSocketTransport
 
 /// A task executor on one event loop: a connection's requests are processed on the loop that
 /// reads them (``HubConnectionWorker``), and reach a session on the same loop without a thread
-/// switch. One per loop, made on first use; like the loops, they live as long as the process.
+/// switch. One per loop, made on first use.
 final class EventLoopTaskExecutor: TaskExecutor {
-    private static let executors = NIOLockedValueBox<[ObjectIdentifier: EventLoopTaskExecutor]>([:])
+    private static let executors = PerEventLoop { EventLoopTaskExecutor(eventLoop: $0) }
 
     private let eventLoop: any EventLoop
 
@@ -15,13 +15,7 @@ final class EventLoopTaskExecutor: TaskExecutor {
 
     /// The task executor of `eventLoop`.
     static func on(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
-        let key = ObjectIdentifier(eventLoop)
-        return executors.withLockedValue { executors in
-            if let existing = executors[key] { return existing }
-            let executor = EventLoopTaskExecutor(eventLoop: eventLoop)
-            executors[key] = executor
-            return executor
-        }
+        executors.on(eventLoop)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

@@ -1,4 +1,3 @@
-import NIOConcurrencyHelpers
 import NIOCore
 import SessionHubSync
 
@@ -11,7 +10,7 @@ import SessionHubSync
 /// One outbox per event loop, made on first use; like ``KeepaliveWheel``s, outboxes live as long
 /// as the process and keep their loop alive, so a key is never reused.
 final class LoopOutbox: Sendable {
-    private static let outboxes = NIOLockedValueBox<[ObjectIdentifier: LoopOutbox]>([:])
+    private static let outboxes = PerEventLoop { LoopOutbox(eventLoop: $0) }
 
     /// One call waiting for the loop.
     private struct Item: @unchecked Sendable {  // the handler box is only opened on its loop
@@ -41,13 +40,7 @@ final class LoopOutbox: Sendable {
 
     /// The outbox of `eventLoop`.
     static func on(_ eventLoop: any EventLoop) -> LoopOutbox {
-        let key = ObjectIdentifier(eventLoop)
-        return outboxes.withLockedValue { outboxes in
-            if let existing = outboxes[key] { return existing }
-            let outbox = LoopOutbox(eventLoop: eventLoop)
-            outboxes[key] = outbox
-            return outbox
-        }
+        outboxes.on(eventLoop)
     }
 
     /// Writes `frame` on `handler`'s connection, soon, on the loop.
