@@ -72,7 +72,7 @@ public final class HubServer: Sendable {
         let notifying = NotifyingHistoryWriter(inner: history, channels: channels, history: stores?.history, metrics: metrics)
         metrics.nodeInfo(node: persistence.cluster?.directory.local.nodeId ?? "local", version: BuildInfo.version)
         let hubPorts = HubPorts(clock: clock, encoder: encoder, journal: MeasuredJournal(inner: journal, metrics: metrics),
-                                history: notifying, learners: learners,
+                                history: notifying, learners: OffLoopLearnerRecords(inner: learners),
                                 resumeTokens: SignedResumeTokens(secret: configuration.secret),
                                 directory: persistence.cluster?.directory ?? SingleNodeDirectory(),
                                 executors: EventLoopSessionExecutors(group: group))

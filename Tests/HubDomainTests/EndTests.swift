@@ -1,4 +1,5 @@
 import HubDomain
+import Synchronization
 import Testing
 
 @Suite("Ending sessions")
@@ -294,5 +295,57 @@ struct EndTests {
         await members[0].session.end(cause: .operatorEnded)
         #expect(members[1].link.endSummary?.cause == .operatorEnded)
         #expect(await h.hub.liveSessionCount == 0)
+    }
+}
+
+/// A second `end` while one is in progress waits for it (what lets a stopping server end
+/// every session before its event loops go).
+@Suite("End in progress")
+struct EndInProgressTests {
+    /// A history writer whose saves wait until released.
+    final class HeldHistory: HistoryWriter {
+        private let gate = Mutex<(held: Bool, waiting: [CheckedContinuation<Void, Never>], saves: Int)>((true, [], 0))
+
+        func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
+            await withCheckedContinuation { continuation in
+                let go = gate.withLock { state -> Bool in
+                    state.saves += 1
+                    if state.held { state.waiting.append(continuation); return false }
+                    return true
+                }
+                if go { continuation.resume() }
+            }
+            return Dictionary(uniqueKeysWithValues: session.participants.map { ($0.userId, HistoryWriteResult.error(.featureLocked)) })
+        }
+
+        var saves: Int { gate.withLock { $0.saves } }
+
+        func release() {
+            let waiting = gate.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.held = false
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+    }
+
+    @Test func aSecondEndWaitsForTheOneInProgress() async throws {
+        let history = HeldHistory()
+        let ports = HubPorts(clock: TestClock(), encoder: TestEncoder(), history: history)
+        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
+        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
+        let link = RecordingLink()
+        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: link, ref: nil)
+        let first = Task { await session.end(cause: .hostEnded) }
+        for _ in 0..<400 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(history.saves == 1)
+        let second = Task { await session.end(cause: .serverShutdown); return link.endSummary != nil }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(link.endSummary == nil, "the first end is still saving")
+        history.release()
+        await first.value
+        #expect(await second.value, "the second end returned only once the session had ended")
+        #expect(history.saves == 1, "ended once")
     }
 }

@@ -44,3 +44,24 @@ struct EventLoopExecutorsTests {
         try await group.shutdownGracefully()
     }
 }
+
+/// Storage work leaves the loops (``OffTheLoops``), even from a task that prefers a loop.
+@Suite("Off the loops")
+struct OffTheLoopsTests {
+    nonisolated static func onLoop(_ loop: any EventLoop) async -> Bool { loop.inEventLoop }
+
+    @Test func storageWorkRunsOffTheLoopOfTheRequest() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let (before, inside, after) = await Task(executorPreference: EventLoopTaskExecutor.on(loop)) {
+            let before = await Self.onLoop(loop)
+            let inside = await OffTheLoops.run { await Self.onLoop(loop) }
+            let after = await Self.onLoop(loop)
+            return (before, inside, after)
+        }.value
+        #expect(before, "a request task runs on its loop")
+        #expect(!inside, "storage work runs off it")
+        #expect(after, "and the request comes back to its loop")
+        try await group.shutdownGracefully()
+    }
+}

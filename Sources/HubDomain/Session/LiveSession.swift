@@ -49,6 +49,8 @@ public actor LiveSession {
     var journalHealth = JournalHealth.healthy
     /// An end that had to wait for the journal: run once it works again.
     private var deferredEnd: EndCause?
+    /// Calls of ``end(cause:ref:)`` waiting for the end in progress.
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     /// Lines by (speaker, `clientId`), so a line sent again is recognised.
     var clientLines: [ClientLineKey: (lineId: String, seq: Int)] = [:]
     /// Requests waiting for their broadcast to be durable (true) or refused by the journal (false).
@@ -271,11 +273,15 @@ public actor LiveSession {
     }
 
     /// Ends the session: final figures and XP, the history save, then `ended` to everyone and
-    /// the links let go. Does nothing if it is already ending. While the journal holds changes
-    /// the end waits (the session stays live) and happens once the journal works again; a
-    /// session that moved to another node is not ended here.
+    /// the links let go. If it is already ending, waits for that end to finish (so a server
+    /// that ends every session before stopping does not stop under one). While the journal
+    /// holds changes the end waits (the session stays live) and happens once the journal works
+    /// again; a session that moved to another node is not ended here.
     public func end(cause: EndCause, ref: String? = nil) async {
-        guard phase == .live else { return }
+        guard phase == .live else {
+            if phase == .ending { await withCheckedContinuation { endWaiters.append($0) } }
+            return
+        }
         guard journalHealth == .healthy else {
             deferredEnd = deferredEnd ?? cause
             return
@@ -289,6 +295,7 @@ public actor LiveSession {
                 phase = .live
                 deferredEnd = deferredEnd ?? cause
             }
+            answerEndWaiters()
             return
         }
         let endedAt = ports.clock.now()
@@ -325,6 +332,7 @@ public actor LiveSession {
         // `ended` is not journaled: it is durable at once, so this delivers everything.
         _ = await waitUntilDelivered()
         phase = .ended
+        answerEndWaiters()
         // The hub frees the seats before anyone hears `left`: a client that hosts or joins again
         // as soon as it reads `left{ended}` must not be told it is still in a session.
         await notify(.ended(userIds: seats.map(\.user.id)))
@@ -583,6 +591,7 @@ public actor LiveSession {
         outbox.removeAll()
         deferredEnd = nil
         answerWaiters(delivered: false)
+        answerEndWaiters()
         let userIds = seats.filter(\.present).map(\.user.id)
         for index in seats.indices {
             seats[index].link?.detach(reason)
@@ -590,6 +599,13 @@ public actor LiveSession {
         }
         let notify = self.notify
         Task { await notify(.moved(userIds: userIds)) }
+    }
+
+    /// Lets the callers of ``end(cause:ref:)`` that waited for an end in progress go on.
+    private func answerEndWaiters() {
+        let waiters = endWaiters
+        endWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Answers every waiting request and `end` (after a failure, with false).

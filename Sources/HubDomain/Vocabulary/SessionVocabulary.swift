@@ -73,7 +73,7 @@ public struct SessionVocabulary: Sendable {
             words[word, default: { isNew = true; return Occurrences() }()].add(quality, correction: correction)
             if isNew { order.append(word) }
         }
-        var removedByRecast: [Int: Set<String>] = [:]  // line index → words a recast took out
+        var removedByRecast: [String: Set<String>] = [:]  // line id → words a recast took out
         for recast in session.recasts where recast.speakerId == userId {
             let lineAt = lineIndex[recast.lineId]
             let original = lineAt.map { lineWords[$0] } ?? []
@@ -82,11 +82,11 @@ public struct SessionVocabulary: Sendable {
             for word in fixed where !originalSet.contains(word) {
                 note(word, Self.correctedQuality(accepted: recast.accepted), correction: true)
             }
-            if let lineAt { removedByRecast[lineAt, default: []].formUnion(original.filter { !fixedSet.contains($0) }) }
+            removedByRecast[recast.lineId, default: []].formUnion(original.filter { !fixedSet.contains($0) })
         }
         for (offset, line) in session.lines.enumerated() {
             let quality = line.speakerId == userId ? Self.spokenQuality : Self.seenQuality
-            if let removed = removedByRecast[offset] {
+            if let removed = removedByRecast[line.id] {
                 for word in lineWords[offset] where !removed.contains(word) { note(word, quality, correction: false) }
             } else {
                 for word in lineWords[offset] { note(word, quality, correction: false) }

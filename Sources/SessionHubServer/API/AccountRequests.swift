@@ -20,7 +20,10 @@ struct AccountRequests: Sendable {
             return .failure(APIError(.notFound, "storage_unavailable", "this hub keeps no profiles or history"))
         }
         do {
-            return .success(try await answer(request, user: user, ref: ref, service))
+            // Off the event loops: the stores work synchronously.
+            return .success(try await OffTheLoops.run { () async throws -> String in
+                try await answer(request, user: user, ref: ref, service)
+            })
         } catch let error as APIError {
             return .failure(error)
         } catch {

@@ -22,7 +22,8 @@ struct MeasuredJournal: RecoverableJournal {
     }
 
     func closed(sessionId: String) async {
-        await inner.closed(sessionId: sessionId)
+        // SQLite drops the session's rows synchronously, behind the commit in flight.
+        await OffTheLoops.run { await inner.closed(sessionId: sessionId) }
     }
 
     func openSessions() async throws -> [SessionHeader] {

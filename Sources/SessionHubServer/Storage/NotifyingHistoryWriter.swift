@@ -3,7 +3,7 @@ import HubStorage
 
 /// Saves through another ``HubDomain/HistoryWriter``, then pushes `historyUpdated` to every
 /// open connection of each participant whose history gained the session — the WebSocket
-/// counterpart of observing the SDK's `history` flow.
+/// counterpart of observing the SDK's `history` flow. Runs off the event loops (``OffTheLoops``).
 struct NotifyingHistoryWriter: HistoryWriter {
     let inner: any HistoryWriter
     let channels: UserChannels
@@ -14,6 +14,10 @@ struct NotifyingHistoryWriter: HistoryWriter {
     let metrics: HubMetrics
 
     func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
+        await OffTheLoops.run { await saveAndNotify(session) }
+    }
+
+    private func saveAndNotify(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         let results = await inner.save(session)
         for result in results.values {
             switch result {
