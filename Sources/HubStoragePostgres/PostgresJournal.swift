@@ -47,7 +47,8 @@ public final class PostgresJournal: RecoverableJournal {
     private let decoder: (any SessionEventDecoder)?
 
     /// How many journal commits may be in flight at once unless told otherwise: enough that an
-    /// append rarely waits for someone else's commit, few next to the pool's 16 connections.
+    /// append rarely waits for someone else's commit; each has a connection of its own
+    /// (``PostgresPool/journalConnections``).
     public static let defaultCommitsInFlight = 4
 
     /// A journal for node `nodeId` on `pool`.
@@ -191,7 +192,7 @@ public final class PostgresJournal: RecoverableJournal {
             let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
             let epochs = batch.map(\.epoch), times = batch.map(\.entry.timestamp)
             let kinds = batch.map(\.kind), bodies = batch.map(\.body)
-            let rows = try await pool.client.query("""
+            let rows = try await pool.journalClient.query("""
                 INSERT INTO journal (session_id, seq, epoch, timestamp, kind, body)
                 SELECT v.session_id, v.seq, v.epoch, v.ts, v.kind, v.body
                 FROM unnest(\(sessions)::text[], \(seqs)::bigint[], \(epochs)::bigint[], \(times)::bigint[],
@@ -228,7 +229,7 @@ public final class PostgresJournal: RecoverableJournal {
     /// The epochs at which rows refused by the insert are already stored (a retried write).
     private func storedEpochs(of batch: [Pending]) async throws -> [Key: Int64] {
         let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
-        let rows = try await pool.client.query("""
+        let rows = try await pool.journalClient.query("""
             SELECT j.session_id, j.seq, j.epoch FROM journal j
             JOIN unnest(\(sessions)::text[], \(seqs)::bigint[]) AS v(session_id, seq) ON j.session_id = v.session_id AND j.seq = v.seq
             """, logger: pool.logger)

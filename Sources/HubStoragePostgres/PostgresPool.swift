@@ -2,28 +2,50 @@ import HubDomain
 import Foundation
 import Logging
 import HubStorage
+import NIOCore
 import PostgresNIO
 import Synchronization
 
-/// A pool of connections to one PostgreSQL database (postgres-nio's `PostgresClient`), running
-/// from ``open(_:logger:)`` until ``close()``, with the schema migrated.
+/// The connections to one PostgreSQL database (postgres-nio's `PostgresClient`), running from
+/// ``open(_:eventLoopGroup:logger:timeout:)`` until ``shutdown()``, with the schema migrated.
+///
+/// Two pools: ``client`` (at most ``generalConnections``) for everything but the journal's
+/// commits, and ``journalClient`` (``journalConnections``, kept open) for those alone. A wave of
+/// ended sessions writing their history holds general connections for many round trips each; the
+/// lines of the sessions still playing must not wait behind them for a connection.
 public final class PostgresPool: Sendable {
     /// Where it connects (without password in its description).
     public let url: PostgresURL
+    /// Profiles, history, progress, the session directory, the journal's reads.
     let client: PostgresClient
+    /// The journal's commits (``PostgresJournal``), one connection per commit in flight.
+    let journalClient: PostgresClient
     let logger: Logger
     private let runner: Mutex<Task<Void, Never>?>
 
-    private init(url: PostgresURL, client: PostgresClient, logger: Logger, runner: Task<Void, Never>) {
+    /// The most connections of the general pool.
+    public static let generalConnections = 16
+    /// The connections kept open for the journal's commits: one per commit in flight
+    /// (``PostgresJournal/defaultCommitsInFlight``).
+    public static let journalConnections = PostgresJournal.defaultCommitsInFlight
+
+    private init(url: PostgresURL, client: PostgresClient, journalClient: PostgresClient, logger: Logger,
+                 runner: Task<Void, Never>) {
         self.url = url
         self.client = client
+        self.journalClient = journalClient
         self.logger = logger
         self.runner = Mutex(runner)
     }
 
     /// Connects, checks the server answers within `timeout`, and migrates the schema.
+    /// - Parameter eventLoopGroup: where the pool's connections run. The hub passes its own
+    ///   loops, so that a journal write made by a session on a loop is sent and answered on that
+    ///   loop, with no hop to another thread and back; the group must outlive the pool (call
+    ///   ``shutdown()`` before shutting the group down).
     /// - Throws: ``StorageError`` naming the URL (without its password) and what failed.
-    public static func open(_ url: PostgresURL, logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresPool {
+    public static func open(_ url: PostgresURL, eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+                            logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresPool {
         // One direct connection first: a refused connection, a wrong user or a missing database
         // is reported as such at once (the pool would keep retrying in the background).
         do {
@@ -35,11 +57,20 @@ public final class PostgresPool: Sendable {
             throw StorageError("cannot use the database \(url): \(Self.describe(error))")
         }
         var configuration = url.clientConfiguration
-        configuration.options.maximumConnections = 16
+        configuration.options.maximumConnections = generalConnections
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: quiet(logger))
-        let runner = Task { await client.run() }
-        let database = PostgresPool(url: url, client: client, logger: logger, runner: runner)
+        var journal = configuration
+        journal.options.minimumConnections = journalConnections
+        journal.options.maximumConnections = journalConnections
+        let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: quiet(logger))
+        let journalClient = PostgresClient(configuration: journal, eventLoopGroup: eventLoopGroup, backgroundLogger: quiet(logger))
+        let runner = Task {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await client.run() }
+                group.addTask { await journalClient.run() }
+            }
+        }
+        let database = PostgresPool(url: url, client: client, journalClient: journalClient, logger: logger, runner: runner)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await client.query("SELECT 1", logger: logger) }
@@ -65,11 +96,21 @@ public final class PostgresPool: Sendable {
         return quiet
     }
 
-    /// Stops the pool (its connections close).
+    /// Stops the pool (its connections close in the background).
     public func close() {
+        _ = stopRunner()
+    }
+
+    /// Stops the pool and returns once its connections are closed.
+    public func shutdown() async {
+        await stopRunner()?.value
+    }
+
+    private func stopRunner() -> Task<Void, Never>? {
         runner.withLock { task in
+            defer { task = nil }
             task?.cancel()
-            task = nil
+            return task
         }
     }
 

@@ -51,18 +51,24 @@ public final class HubServer: Sendable {
 
     /// Creates the hub on `persistence` (see ``HubPersistence/sqlite(path:logger:)``); call
     /// ``start()`` to listen.
+    ///
+    /// `eventLoopGroup` is the group the hub serves on (one made of
+    /// ``HubServerConfiguration/threads`` threads when nil); pass it when the storage should run
+    /// on the same loops. The server takes it over: ``shutdown(deadline:)`` closes the storage
+    /// and then shuts the group down.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid; ``JWKSError`` when the
     ///   identity provider's settings contradict each other.
     public init(configuration: HubServerConfiguration,
                 clock: any HubClock = SystemHubClock(),
                 persistence: HubPersistence,
+                eventLoopGroup: MultiThreadedEventLoopGroup? = nil,
                 logger: Logger = Logger(label: "sessionhub")) throws {
         let journal = persistence.journal, history = persistence.history
         let learners = persistence.learners, stores = persistence.stores
         self.persistence = persistence
         self.configuration = configuration
         self.logger = logger
-        self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
+        self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let catalog = try ScenarioCatalog.load(directory: configuration.scenariosDirectory)
         var deflate = PerMessageDeflateConfiguration.default
         deflate.isEnabled = configuration.compression
@@ -273,7 +279,8 @@ public final class HubServer: Sendable {
         await server.shutdown(deadline: deadline)
         // A key fetch in flight runs on the event loops: it ends before they do.
         await refresher?.value
+        // The storage may run on these loops (PostgreSQL's connections do): it closes first.
+        await persistence.close?()
         try? await group.shutdownGracefully()
-        persistence.close?()
     }
 }

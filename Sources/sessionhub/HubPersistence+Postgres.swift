@@ -3,17 +3,23 @@ import HubProtocol
 import HubStorage
 import HubStoragePostgres
 import Logging
+import NIOCore
+import PostgresNIO
 import SessionHubServer
 
 extension HubPersistence {
     /// A node of a cluster on the PostgreSQL database at `url` (schema migrated on open): the
     /// journal (group commit, fenced by ownership), history, learners, profiles and progress,
     /// and the node registry and session directory. A lone node on PostgreSQL is a cluster of one.
+    /// - Parameter eventLoopGroup: where the database connections run: the hub's own loops (see
+    ///   ``HubServer/init(configuration:clock:persistence:eventLoopGroup:logger:)``), so that a
+    ///   session's journal write is sent and answered on its loop.
     /// - Throws: ``HubStorage/StorageError`` naming the URL (without its password) when the
     ///   database cannot be reached or migrated.
     public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,
+                                eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
                                 logger: Logger) async throws -> HubPersistence {
-        let pool = try await PostgresPool.open(url, logger: logger)
+        let pool = try await PostgresPool.open(url, eventLoopGroup: eventLoopGroup, logger: logger)
         let journal = PostgresJournal(pool: pool, nodeId: node.nodeId, decoder: BroadcastDecoder())
         let store = PostgresStore(pool: pool, nodeId: node.nodeId)
         let cluster = PostgresClusterNode(local: node, internalURL: internalURL, pool: pool, journal: journal)
@@ -27,7 +33,7 @@ extension HubPersistence {
                     logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])
                 }
             },
-            close: { pool.close() },
+            close: { await pool.shutdown() },
             cluster: ClusterStorage(registry: cluster, directory: cluster))
         persistence.storageKind = "postgresql"
         persistence.probe = { try await store.probe() }

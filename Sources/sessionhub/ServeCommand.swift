@@ -6,6 +6,7 @@ import HubStorage
 import HubStoragePostgres
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SessionHubServer
 import WebSocketTransport
@@ -128,11 +129,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.connectionPolicy.trustedProxies = trustedProxy
         let environment = ProcessInfo.processInfo.environment
+        // The hub's event loops, made first: PostgreSQL's connections run on them too.
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let persistence: HubPersistence
         if let text = databaseURL ?? environment["SESSIONHUB_DATABASE_URL"], !inMemory {
-            persistence = try await Self.postgres(text, node: try nodeLocation(environment),
-                                                  internalURL: internalURL ?? environment["SESSIONHUB_INTERNAL_URL"]
-                                                      ?? "http://\(host):\(port)", logger: logger)
+            do {
+                persistence = try await Self.postgres(text, node: try nodeLocation(environment),
+                                                      internalURL: internalURL ?? environment["SESSIONHUB_INTERNAL_URL"]
+                                                          ?? "http://\(host):\(port)", eventLoopGroup: loops, logger: logger)
+            } catch {
+                try? await loops.shutdownGracefully()
+                throw error
+            }
         } else if inMemory {
             persistence = .inMemory()
         } else {
@@ -146,7 +154,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let hub: HubServer
         do {
-            hub = try HubServer(configuration: configuration, persistence: persistence, logger: logger)
+            hub = try HubServer(configuration: configuration, persistence: persistence, eventLoopGroup: loops, logger: logger)
         } catch let error as JWKSError {
             logger.critical("invalid identity provider settings", metadata: ["code": "\(error.code)", "problem": "\(error)"])
             throw ExitCode(78)
@@ -194,10 +202,12 @@ extension ServeCommand {
     }
 
     /// Opens the PostgreSQL persistence, or stops the start with one line naming the URL.
-    static func postgres(_ text: String, node: NodeLocation, internalURL: String, logger: Logger) async throws -> HubPersistence {
+    static func postgres(_ text: String, node: NodeLocation, internalURL: String,
+                         eventLoopGroup: any EventLoopGroup, logger: Logger) async throws -> HubPersistence {
         do {
             let url = try PostgresURL(text)
-            let persistence = try await HubPersistence.postgres(url: url, node: node, internalURL: internalURL, logger: logger)
+            let persistence = try await HubPersistence.postgres(url: url, node: node, internalURL: internalURL,
+                                                                eventLoopGroup: eventLoopGroup, logger: logger)
             logger.info("storage", metadata: ["database": "\(url)", "node": "\(node.nodeId)", "publicURL": "\(node.publicURL)"])
             return persistence
         } catch {

@@ -22,8 +22,9 @@ public struct HubPersistence: Sendable {
     /// Periodic upkeep (retrying history writes that failed), run every
     /// ``HubServerConfiguration/maintenanceInterval`` and once at start.
     public var maintenance: (@Sendable () async -> Void)?
-    /// Releases the storage; called last on shutdown.
-    public var close: (@Sendable () -> Void)?
+    /// Releases the storage; called on shutdown once every session has ended or been handed
+    /// over, before the event loops stop.
+    public var close: (@Sendable () async -> Void)?
     /// The cluster this node belongs to (its registry and directory); nil for a lone hub.
     public var cluster: ClusterStorage?
     /// A readiness check of a store the server does not know (`/readyz`): runs a real query and
@@ -35,7 +36,7 @@ public struct HubPersistence: Sendable {
     /// Bundles the parts.
     public init(journal: any SessionJournal, history: any HistoryWriter, learners: any LearnerRecords,
                 stores: HubStores? = nil, maintenance: (@Sendable () async -> Void)? = nil,
-                close: (@Sendable () -> Void)? = nil, cluster: ClusterStorage? = nil) {
+                close: (@Sendable () async -> Void)? = nil, cluster: ClusterStorage? = nil) {
         self.journal = journal
         self.history = history
         self.learners = learners
