@@ -192,18 +192,11 @@ public final class PostgresJournal: RecoverableJournal {
             let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
             let epochs = batch.map(\.epoch), times = batch.map(\.entry.timestamp)
             let kinds = batch.map(\.kind), bodies = batch.map(\.body)
-            let rows = try await pool.journalClient.query("""
-                INSERT INTO journal (session_id, seq, epoch, timestamp, kind, body)
-                SELECT v.session_id, v.seq, v.epoch, v.ts, v.kind, v.body
-                FROM unnest(\(sessions)::text[], \(seqs)::bigint[], \(epochs)::bigint[], \(times)::bigint[],
-                            \(kinds)::text[], \(bodies)::text[]) AS v(session_id, seq, epoch, ts, kind, body)
-                JOIN sessions s ON s.session_id = v.session_id AND s.owner_node = \(nodeId) AND s.epoch = v.epoch AND s.open
-                FOR SHARE OF s
-                ON CONFLICT (session_id, seq) DO NOTHING
-                RETURNING session_id, seq
-                """, logger: pool.logger)
+            let rows = try await pool.journalClient.execute(JournalInsertStatement(
+                sessions: sessions, seqs: seqs, epochs: epochs, timestamps: times, kinds: kinds, bodies: bodies,
+                node: nodeId), logger: pool.logger)
             var stored = Set<Key>()
-            for try await (sessionId, seq) in rows.decode((String, Int64).self) { stored.insert(Key(sessionId: sessionId, seq: seq)) }
+            for try await (sessionId, seq) in rows { stored.insert(Key(sessionId: sessionId, seq: seq)) }
             commits.add(1, ordering: .relaxed)
             let missing = batch.filter { !stored.contains(Key(sessionId: $0.entry.sessionId, seq: Int64($0.entry.seq))) }
             let earlier = missing.isEmpty ? [:] : try await storedEpochs(of: missing)

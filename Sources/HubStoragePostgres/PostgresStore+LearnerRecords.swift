@@ -19,12 +19,8 @@ extension PostgresStore: LearnerRecords {
     public func recordWords(_ words: Set<String>, userId: String, language: String) async {
         guard !words.isEmpty else { return }
         do {
-            let list = Array(words)
-            try await pool.client.query("""
-                INSERT INTO known_words (user_id, language, word)
-                SELECT \(userId), \(language), w FROM unnest(\(list)::text[]) AS w
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+            _ = try await pool.client.execute(KnownWordsInsertStatement(userId: userId, language: language, words: Array(words)),
+                                              logger: logger)
         } catch {
             noteLearnerFailure(error)
         }

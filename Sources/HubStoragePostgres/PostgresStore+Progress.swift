@@ -81,16 +81,23 @@ extension PostgresStore: ProgressRepository {
     /// The stored SM-2 states of the user's words in `language` (only `words`, when given).
     static func wordReviews(_ db: PostgresConnection, userId: String, language: String, words: [String]?,
                             logger: Logger) async throws -> [String: WordReview] {
-        let rows = try await db.query("""
-            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-            FROM word_reviews WHERE user_id = \(userId) AND language = \(language)
-              AND (\(words == nil) OR word = ANY(\(words ?? [])))
-            """, logger: logger)
         var states: [String: WordReview] = [:]
-        for try await (word, ease, interval, repetitions, next, last)
-            in rows.decode((String, Double, Int, Int, Int64, Int64).self) {
+        func keep(_ row: WordReviewSelectStatement.Row) {
+            let (word, ease, interval, repetitions, next, last) = row
             states[word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
                                       nextReviewAt: next, lastReviewedAt: last)
+        }
+        if let words {
+            // The session-end path: a prepared statement.
+            let rows = try await db.execute(WordReviewSelectStatement(userId: userId, language: language, words: words),
+                                            logger: logger)
+            for try await row in rows { keep(row) }
+        } else {
+            let rows = try await db.query("""
+                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+                FROM word_reviews WHERE user_id = \(userId) AND language = \(language)
+                """, logger: logger)
+            for try await row in rows.decode(WordReviewSelectStatement.Row.self) { keep(row) }
         }
         return states
     }
@@ -146,17 +153,9 @@ extension PostgresStore: ProgressRepository {
         let words = updated.map(\.key), eases = updated.map(\.value.easeFactor)
         let intervals = updated.map { Int64($0.value.intervalDays) }, repetitions = updated.map { Int64($0.value.repetitions) }
         let nexts = updated.map(\.value.nextReviewAt), lasts = updated.map(\.value.lastReviewedAt)
-        try await db.query("""
-            INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
-                                      next_review_at, last_reviewed_at)
-            SELECT \(userId), \(language), w, e, i, r, n, l
-            FROM unnest(\(words)::text[], \(eases)::double precision[], \(intervals)::bigint[], \(repetitions)::bigint[],
-                        \(nexts)::bigint[], \(lasts)::bigint[]) AS t(w, e, i, r, n, l)
-            ON CONFLICT (user_id, language, word) DO UPDATE SET
-                ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
-                repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
-                last_reviewed_at = excluded.last_reviewed_at
-            """, logger: logger)
+        _ = try await db.execute(WordReviewUpsertStatement(
+            userId: userId, language: language, words: words, eases: eases, intervals: intervals,
+            repetitions: repetitions, nextReviews: nexts, lastReviews: lasts), logger: logger)
     }
 
     /// The user's session days, newest first.
