@@ -17,10 +17,15 @@ extension PostgresStore: LearnerRecords {
     }
 
     public func recordWords(_ words: Set<String>, userId: String, language: String) async {
-        guard !words.isEmpty else { return }
+        await recordWords([userId: words], language: language)
+    }
+
+    /// Every participant's new words in one insert (one commit).
+    public func recordWords(_ words: [String: Set<String>], language: String) async {
+        let insert = KnownWordsInsertStatement(words, language: language)
+        guard !insert.words.isEmpty else { return }
         do {
-            _ = try await pool.client.execute(KnownWordsInsertStatement(userId: userId, language: language, words: Array(words)),
-                                              logger: logger)
+            _ = try await pool.client.execute(insert, logger: logger)
         } catch {
             noteLearnerFailure(error)
         }
@@ -39,5 +44,36 @@ extension PostgresStore: LearnerRecords {
             noteLearnerFailure(error)
             return 1
         }
+    }
+
+    /// Every participant's streak in one transaction: their session days recorded with one
+    /// insert, read back with one query.
+    public func streaks(userIds: [String], endingAt now: Int64) async -> [String: Int] {
+        let users = Set(userIds).sorted()
+        guard !users.isEmpty else { return [:] }
+        let day = UTCCalendar.day(ofEpochMs: now)
+        var streaks: [String: Int] = [:]
+        do {
+            let days = try await pool.transaction { db -> [String: [Int64]] in
+                try await db.query("""
+                    INSERT INTO session_days (user_id, day) SELECT u, \(day) FROM unnest(\(users)::text[]) AS u
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                let rows = try await db.query("""
+                    SELECT user_id, day FROM session_days WHERE user_id = ANY(\(users)::text[]) AND day <= \(day)
+                    ORDER BY user_id, day DESC
+                    """, logger: logger)
+                var days: [String: [Int64]] = [:]
+                for try await (userId, met) in rows.decode((String, Int64).self) { days[userId, default: []].append(met) }
+                return days
+            }
+            for userId in users {
+                streaks[userId] = max(1, ProgressRules.consecutiveDays(days[userId] ?? [], endingAt: day))
+            }
+        } catch {
+            noteLearnerFailure(error)
+            for userId in users { streaks[userId] = 1 }
+        }
+        return streaks
     }
 }
