@@ -139,7 +139,7 @@ extension SQLiteStore: ProgressRepository {
         guard !qualities.isEmpty else { return }
         // The states of every reviewed word in one read (the words as one JSON array).
         var existing: [String: WordReview] = [:]
-        let words = String(decoding: try JSONEncoder().encode(qualities.keys.sorted()), as: UTF8.self)
+        let words = JSONTextArray.encode(qualities.keys)
         try db.forEachRow("""
             SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
             FROM word_reviews WHERE user_id = ? AND language = ? AND word IN (SELECT value FROM json_each(?))
