@@ -192,11 +192,11 @@ public final class PostgresJournal: RecoverableJournal {
             let sessions = batch.map(\.entry.sessionId), seqs = batch.map { Int64($0.entry.seq) }
             let epochs = batch.map(\.epoch), times = batch.map(\.entry.timestamp)
             let kinds = batch.map(\.kind), bodies = batch.map(\.body)
-            let rows = try await pool.journalClient.execute(JournalInsertStatement(
+            let rows = try await pool.journalClient.rows(of: JournalInsertStatement(
                 sessions: sessions, seqs: seqs, epochs: epochs, timestamps: times, kinds: kinds, bodies: bodies,
                 node: nodeId), logger: pool.logger)
             var stored = Set<Key>()
-            for try await (sessionId, seq) in rows { stored.insert(Key(sessionId: sessionId, seq: seq)) }
+            for (sessionId, seq) in rows { stored.insert(Key(sessionId: sessionId, seq: seq)) }
             commits.add(1, ordering: .relaxed)
             let missing = batch.filter { !stored.contains(Key(sessionId: $0.entry.sessionId, seq: Int64($0.entry.seq))) }
             let earlier = missing.isEmpty ? [:] : try await storedEpochs(of: missing)

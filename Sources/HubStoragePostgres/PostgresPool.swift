@@ -39,10 +39,10 @@ public final class PostgresPool: Sendable {
     }
 
     /// Connects, checks the server answers within `timeout`, and migrates the schema.
-    /// - Parameter eventLoopGroup: where the pool's connections run. The hub passes its own
-    ///   loops, so that a journal write made by a session on a loop is sent and answered on that
-    ///   loop, with no hop to another thread and back; the group must outlive the pool (call
-    ///   ``shutdown()`` before shutting the group down).
+    /// - Parameter eventLoopGroup: where the pool's connections run (each on one loop of the
+    ///   group, picked when it connects). The hub passes its own loops, so the database's I/O
+    ///   needs no threads of its own; the group must outlive the pool (call ``shutdown()``
+    ///   before shutting the group down).
     /// - Throws: ``StorageError`` naming the URL (without its password) and what failed.
     public static func open(_ url: PostgresURL, eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
                             logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresPool {
@@ -83,7 +83,8 @@ public final class PostgresPool: Sendable {
             }
             try await PostgresMigrator(database: database).migrate()
         } catch {
-            database.close()
+            // Closed before the caller may shut down the loops the connections run on.
+            await database.shutdown()
             throw StorageError("cannot use the database \(url): \(Self.describe(error))")
         }
         return database

@@ -25,7 +25,7 @@ extension PostgresStore: LearnerRecords {
         let insert = KnownWordsInsertStatement(words, language: language)
         guard !insert.words.isEmpty else { return }
         do {
-            _ = try await pool.client.execute(insert, logger: logger)
+            _ = try await pool.client.rows(of: insert, logger: logger)
         } catch {
             noteLearnerFailure(error)
         }

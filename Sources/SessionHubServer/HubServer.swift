@@ -177,7 +177,6 @@ public final class HubServer: Sendable {
     ///   journal cannot be read or the port cannot be bound.
     @discardableResult
     public func start() async throws -> Int {
-        let hub = self.hub
         if let jwksRefresher {
             try await jwksRefresher.reload()
             let identity = configuration.identityProvider

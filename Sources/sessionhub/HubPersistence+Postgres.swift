@@ -12,8 +12,8 @@ extension HubPersistence {
     /// journal (group commit, fenced by ownership), history, learners, profiles and progress,
     /// and the node registry and session directory. A lone node on PostgreSQL is a cluster of one.
     /// - Parameter eventLoopGroup: where the database connections run: the hub's own loops (see
-    ///   ``HubServer/init(configuration:clock:persistence:eventLoopGroup:logger:)``), so that a
-    ///   session's journal write is sent and answered on its loop.
+    ///   ``HubServer/init(configuration:clock:persistence:eventLoopGroup:logger:)``), so the
+    ///   database's I/O needs no threads of its own.
     /// - Throws: ``HubStorage/StorageError`` naming the URL (without its password) when the
     ///   database cannot be reached or migrated.
     public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,

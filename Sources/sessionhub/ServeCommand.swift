@@ -148,29 +148,21 @@ struct ServeCommand: AsyncParsableCommand {
                 persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval)
             } catch {
                 logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])
+                try? await loops.shutdownGracefully()
                 throw ExitCode(74)
             }
             logger.info("storage", metadata: ["database": "\(database)"])
         }
         let hub: HubServer
-        do {
-            hub = try HubServer(configuration: configuration, persistence: persistence, eventLoopGroup: loops, logger: logger)
-        } catch let error as JWKSError {
-            logger.critical("invalid identity provider settings", metadata: ["code": "\(error.code)", "problem": "\(error)"])
-            throw ExitCode(78)
-        } catch let error as SettingsError {
-            logger.critical("invalid settings", metadata: ["problem": "\(error)"])
-            throw ExitCode(64)
-        }
         let bound: Int
         do {
+            hub = try HubServer(configuration: configuration, persistence: persistence, eventLoopGroup: loops, logger: logger)
             bound = try await hub.start()
-        } catch let error as NodeRegistryError {
-            logger.critical("cannot join the cluster", metadata: ["error": "\(error)"])
-            throw ExitCode(75)
-        } catch let error as JWKSError {
-            logger.critical("cannot load the identity provider's keys", metadata: ["code": "\(error.code)", "problem": "\(error)"])
-            throw ExitCode(78)
+        } catch {
+            // Nothing is served: the storage closes, then the loops it may run on stop.
+            await persistence.close?()
+            try? await loops.shutdownGracefully()
+            throw Self.startFailure(error, logger: logger)
         }
         if let portFile {
             try "\(bound)\n".write(toFile: portFile, atomically: true, encoding: .utf8)
@@ -188,6 +180,24 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// The exit code (logged once) for an error of creating or starting the hub; anything else
+    /// is rethrown as it is.
+    static func startFailure(_ error: any Error, logger: Logger) -> any Error {
+        switch error {
+        case let error as JWKSError:
+            logger.critical("invalid identity provider settings or keys", metadata: ["code": "\(error.code)", "problem": "\(error)"])
+            return ExitCode(78)
+        case let error as SettingsError:
+            logger.critical("invalid settings", metadata: ["problem": "\(error)"])
+            return ExitCode(64)
+        case let error as NodeRegistryError:
+            logger.critical("cannot join the cluster", metadata: ["error": "\(error)"])
+            return ExitCode(75)
+        default:
+            return error
+        }
+    }
+
     /// This node as its cluster knows it: `--node-id` (checked) and `--public-url`.
     func nodeLocation(_ environment: [String: String]) throws -> NodeLocation {
         let id = nodeId ?? environment["SESSIONHUB_NODE_ID"] ?? NodeIdentity.defaultNodeId()
