@@ -45,6 +45,7 @@ public final class PostgresJournal: RecoverableJournal {
     private let queue: Mutex<JournalCommitQueue<Pending>>
     private let commits = Atomic<Int>(0)
     private let decoder: (any SessionEventDecoder)?
+    private let committerExecutor: (any TaskExecutor)?
 
     /// How many journal commits may be in flight at once unless told otherwise: enough that an
     /// append rarely waits for someone else's commit; each has a connection of its own
@@ -56,11 +57,17 @@ public final class PostgresJournal: RecoverableJournal {
     ///   - decoder: reads back entries stored as their broadcast's wire text
     ///     (``HubDomain/JournalEntry/text``, ``JournalBody``); without one, such rows cannot be read.
     ///   - commitsInFlight: the most commits in flight at once (at least 1).
+    ///   - committerExecutor: where the committers run (nil: the global concurrent executor).
+    ///     The event loop of the journal's connections and of the sessions that append spares
+    ///     every commit its thread switches: the insert is written, its answer read, and the
+    ///     appenders resumed on one thread.
     public init(pool: PostgresPool, nodeId: String, decoder: (any SessionEventDecoder)? = nil,
-                commitsInFlight: Int = PostgresJournal.defaultCommitsInFlight) {
+                commitsInFlight: Int = PostgresJournal.defaultCommitsInFlight,
+                committerExecutor: (any TaskExecutor)? = nil) {
         self.pool = pool
         self.nodeId = nodeId
         self.decoder = decoder
+        self.committerExecutor = committerExecutor
         self.queue = Mutex(JournalCommitQueue(maxInFlight: max(1, commitsInFlight)))
     }
 
@@ -120,16 +127,16 @@ public final class PostgresJournal: RecoverableJournal {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             group[group.count - 1].continuation = continuation
             let start = queue.withLock { $0.enqueue(contentsOf: group, session: sessionId) }
-            if start { Task { await self.commitLoop() } }
+            if start { Task(executorPreference: committerExecutor) { await self.commitLoop() } }
         }
     }
 
     public func closed(sessionId: String) async {
         forget(sessionId)
         do {
-            try await pool.transaction { db in
-                try await Self.close(sessionId, node: nodeId, db, logger: pool.logger)
-            }
+            // One statement, atomic on its own; after a history write (which closed the session
+            // in its transaction) it changes nothing, so its commit writes nothing either.
+            try await pool.client.query(Self.closing(sessionId, node: nodeId), logger: pool.logger)
         } catch {
             pool.logger.warning("closing a session in the journal failed", metadata: [
                 "session": "\(sessionId)", "error": "\(PostgresPool.describe(error))",
@@ -138,16 +145,23 @@ public final class PostgresJournal: RecoverableJournal {
     }
 
     /// Marks a session closed and drops its journal and seats, inside the caller's transaction
-    /// (the history write does it in its own), if `node` still owns it.
+    /// (the history write does it in its own), if `node` still owns it and it is open.
     static func close(_ sessionId: String, node: String, _ db: PostgresConnection, logger: Logger) async throws {
-        let rows = try await db.query("""
-            UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) RETURNING 1
-            """, logger: logger)
-        var owned = false
-        for try await _ in rows { owned = true }
-        guard owned else { return }
-        try await db.query("DELETE FROM journal WHERE session_id = \(sessionId)", logger: logger)
-        try await db.query("DELETE FROM seats WHERE session_id = \(sessionId)", logger: logger)
+        try await db.query(closing(sessionId, node: node), logger: logger)
+    }
+
+    /// The statement of ``close(_:node:_:logger:)``: one round trip, since every data-modifying
+    /// CTE runs, and the deletes see only a session this statement closed.
+    static func closing(_ sessionId: String, node: String) -> PostgresQuery {
+        """
+        WITH closed AS (
+            UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) AND open
+            RETURNING session_id
+        ), journal_gone AS (
+            DELETE FROM journal WHERE session_id IN (SELECT session_id FROM closed)
+        )
+        DELETE FROM seats WHERE session_id IN (SELECT session_id FROM closed)
+        """
     }
 
     // MARK: RecoverableJournal

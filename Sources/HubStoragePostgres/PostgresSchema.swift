@@ -17,7 +17,7 @@ enum PostgresSchema {
         }
     }
 
-    static let migrations: [Migration] = [v1, v2]
+    static let migrations: [Migration] = [v1, v2, v3]
 
     /// Version 1: profiles, premium audit, history, progress, learner records; the cluster's
     /// nodes, sessions (owner node and epoch, for fencing), journal and seats.
@@ -147,5 +147,14 @@ enum PostgresSchema {
             last_reviewed_at bigint NOT NULL,
             PRIMARY KEY (user_id, language, word)
         );
+        """)
+
+    /// Version 3: room on every page of the rows each ended session rewrites (a learner's word
+    /// reviews and progress, a session's row), so an update can stay on its page without a new
+    /// index entry (a heap-only tuple). Applies to pages written from now on.
+    static let v3 = Migration(version: 3, name: "room for in-page updates", sql: """
+        ALTER TABLE word_reviews SET (fillfactor = 70);
+        ALTER TABLE progress SET (fillfactor = 70);
+        ALTER TABLE sessions SET (fillfactor = 70);
         """)
 }

@@ -42,52 +42,64 @@ extension PostgresStore: HistoryWriter {
         return written
     }
 
-    /// The whole write of one ended session, inside the caller's transaction.
+    /// The whole write of one ended session, inside the caller's transaction, in a fixed number
+    /// of statements whatever the number of participants: their profiles (locked), the ledger
+    /// that makes a session count once in progress, their progress and word reviews
+    /// (``addToProgress(_:_:session:vocabulary:logger:)``), the premium participants' history
+    /// entries, and the session closed with its journal and seats.
     func apply(_ session: EndedSession, _ db: PostgresConnection) async throws -> [String: HistoryWriteResult] {
         let owners = try await db.query("SELECT owner_node FROM sessions WHERE session_id = \(session.sessionId) FOR UPDATE",
                                         logger: logger)
         for try await owner in owners.decode(String?.self) where owner != nodeId {
             throw JournalFailure.fenced(sessionId: session.sessionId)
         }
-        var results: [String: HistoryWriteResult] = [:]
-        let vocabulary = SessionVocabulary(session)
-        for participant in session.participants {
-            let profile: UserProfile
-            if let stored = try await Self.loadProfile(db, userId: participant.userId, logger: logger, lock: true) {
-                profile = stored
-            } else {
-                profile = UserProfile.initial(id: participant.userId, displayName: participant.displayName, now: session.endedAt)
-                try await Self.writeProfile(db, profile, logger: logger)
-            }
-            let language = profile.progressLanguage(scenarioLanguage: session.targetLanguage)
+        // A user holds one seat; should one appear twice, their first row counts. In id order,
+        // so that every lock below is taken in the same order by every writer.
+        var seen = Set<String>()
+        let participants = session.participants.filter { seen.insert($0.userId).inserted }.sorted { $0.userId < $1.userId }
+        let userIds = participants.map(\.userId)
+        var profiles = try await Self.loadProfiles(db, userIds: userIds, logger: logger, lock: true)
+        for participant in participants where profiles[participant.userId] == nil {
+            let profile = UserProfile.initial(id: participant.userId, displayName: participant.displayName, now: session.endedAt)
+            try await Self.writeProfile(db, profile, logger: logger)
+            profiles[participant.userId] = profile
+        }
+        var learners: [EndedLearner] = []
+        for participant in participants {
+            guard let profile = profiles[participant.userId] else { continue }
+            learners.append(EndedLearner(participant: participant, language: profile.progressLanguage(scenarioLanguage: session.targetLanguage),
+                                    isPremium: profile.isPremium))
+        }
+
+        // The ledger: a session adds to someone's progress once, however often its write is retried.
+        var firstTime = Set<String>()
+        if !userIds.isEmpty {
             let ledger = try await db.query("""
-                INSERT INTO progress_sessions (user_id, session_id) VALUES (\(participant.userId), \(session.sessionId))
-                ON CONFLICT DO NOTHING RETURNING 1
+                INSERT INTO progress_sessions (user_id, session_id) SELECT u, \(session.sessionId) FROM unnest(\(userIds)::text[]) AS u
+                ON CONFLICT DO NOTHING RETURNING user_id
                 """, logger: logger)
-            var firstTime = false
-            for try await _ in ledger { firstTime = true }
-            if firstTime {
-                try await Self.addToProgress(db, userId: participant.userId, language: language, session: session,
-                                             participant: participant, vocabulary: vocabulary, logger: logger)
-            }
-            guard profile.isPremium else {
-                results[participant.userId] = .error(.featureLocked)
-                continue
-            }
-            let entry = HistorySession(session, for: participant, language: language)
-            let body = try Self.json(entry)
+            for try await userId in ledger.decode(String.self) { firstTime.insert(userId) }
+        }
+        try await Self.addToProgress(db, learners.filter { firstTime.contains($0.userId) }, session: session,
+                                     vocabulary: SessionVocabulary(session), logger: logger)
+
+        var results: [String: HistoryWriteResult] = [:]
+        for learner in learners { results[learner.userId] = learner.isPremium ? .success : .error(.featureLocked) }
+        let premium = learners.filter(\.isPremium)
+        if !premium.isEmpty {
+            let bodies = try premium.map { try Self.json(HistorySession(session, for: $0.participant, language: $0.language)) }
             try await db.query("""
                 INSERT INTO history (user_id, session_id, timestamp, scenario_title, target_language,
                                      duration_seconds, line_count, xp_earned, body)
-                VALUES (\(participant.userId), \(session.sessionId), \(session.endedAt), \(session.scenarioTitle),
-                        \(language), \(session.durationSeconds), \(session.lines.count),
-                        \(participant.figures.stats.xpEarned), \(body))
+                SELECT u, \(session.sessionId), \(session.endedAt), \(session.scenarioTitle), l,
+                       \(session.durationSeconds), \(session.lines.count), x, b
+                FROM unnest(\(premium.map(\.userId))::text[], \(premium.map(\.language))::text[],
+                            \(premium.map(\.participant.figures.stats.xpEarned))::bigint[], \(bodies)::text[]) AS t(u, l, x, b)
                 ON CONFLICT (user_id, session_id) DO UPDATE SET
                     timestamp = excluded.timestamp, scenario_title = excluded.scenario_title,
                     target_language = excluded.target_language, duration_seconds = excluded.duration_seconds,
                     line_count = excluded.line_count, xp_earned = excluded.xp_earned, body = excluded.body
                 """, logger: logger)
-            results[participant.userId] = .success
         }
         // The session is in history now: it is closed, with its journal and seats, in the same transaction.
         try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger)

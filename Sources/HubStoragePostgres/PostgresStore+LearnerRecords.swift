@@ -32,41 +32,28 @@ extension PostgresStore: LearnerRecords {
     }
 
     public func streak(userId: String, endingAt now: Int64) async -> Int {
-        let day = UTCCalendar.day(ofEpochMs: now)
-        do {
-            let days = try await pool.transaction { db in
-                try await db.query("INSERT INTO session_days (user_id, day) VALUES (\(userId), \(day)) ON CONFLICT DO NOTHING",
-                                   logger: logger)
-                return try await Self.sessionDays(db, userId: userId, logger: logger)
-            }
-            return max(1, ProgressRules.consecutiveDays(days.filter { $0 <= day }, endingAt: day))
-        } catch {
-            noteLearnerFailure(error)
-            return 1
-        }
+        await streaks(userIds: [userId], endingAt: now)[userId] ?? 1
     }
 
-    /// Every participant's streak in one transaction: their session days recorded with one
-    /// insert, read back with one query.
+    /// Every participant's streak in one statement: their session day recorded and their days
+    /// read back (the read cannot see the insert's rows, so it adds the day itself).
     public func streaks(userIds: [String], endingAt now: Int64) async -> [String: Int] {
         let users = Set(userIds).sorted()
         guard !users.isEmpty else { return [:] }
         let day = UTCCalendar.day(ofEpochMs: now)
         var streaks: [String: Int] = [:]
         do {
-            let days = try await pool.transaction { db -> [String: [Int64]] in
-                try await db.query("""
+            let rows = try await pool.client.query("""
+                WITH added AS (
                     INSERT INTO session_days (user_id, day) SELECT u, \(day) FROM unnest(\(users)::text[]) AS u
                     ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                let rows = try await db.query("""
-                    SELECT user_id, day FROM session_days WHERE user_id = ANY(\(users)::text[]) AND day <= \(day)
-                    ORDER BY user_id, day DESC
-                    """, logger: logger)
-                var days: [String: [Int64]] = [:]
-                for try await (userId, met) in rows.decode((String, Int64).self) { days[userId, default: []].append(met) }
-                return days
-            }
+                )
+                SELECT user_id, day FROM session_days WHERE user_id = ANY(\(users)::text[]) AND day <= \(day)
+                UNION SELECT u, \(day) FROM unnest(\(users)::text[]) AS u
+                ORDER BY 1, 2 DESC
+                """, logger: logger)
+            var days: [String: [Int64]] = [:]
+            for try await (userId, met) in rows.decode((String, Int64).self) { days[userId, default: []].append(met) }
             for userId in users {
                 streaks[userId] = max(1, ProgressRules.consecutiveDays(days[userId] ?? [], endingAt: day))
             }

@@ -49,13 +49,21 @@ extension PostgresStore: ProfileRepository {
     // MARK: Rows
 
     static func loadProfile(_ db: PostgresConnection, userId: String, logger: Logger, lock: Bool = false) async throws -> UserProfile? {
-        let forUpdate = lock ? " FOR UPDATE" : ""
+        try await loadProfiles(db, userIds: [userId], logger: logger, lock: lock)[userId]
+    }
+
+    /// The stored profiles of `userIds` (a missing one is absent), read in one query; with
+    /// `lock`, their rows are locked in id order (every writer locks in that order).
+    static func loadProfiles(_ db: PostgresConnection, userIds: [String], logger: Logger,
+                             lock: Bool = false) async throws -> [String: UserProfile] {
+        let forUpdate = lock ? " ORDER BY id FOR UPDATE" : ""
         let rows = try await db.query("""
             SELECT id, display_name, native_language, target_languages, current_target_language, interests,
                    learning_goals, daily_goal_minutes, voice_speed, show_translations, is_premium,
                    onboarding_completed, created_at, last_active_at
-            FROM users WHERE id = \(userId)\(unescaped: forUpdate)
+            FROM users WHERE id = ANY(\(userIds)::text[])\(unescaped: forUpdate)
             """, logger: logger)
+        var profiles: [String: UserProfile] = [:]
         for try await (id, name, native, targets, current, interests, goals, minutes, speed, translations, premium,
                        onboarded, created, active)
             in rows.decode((String, String, String, String, String?, String, String, Int, String, String, Bool, Bool,
@@ -63,14 +71,14 @@ extension PostgresStore: ProfileRepository {
             guard let voiceSpeed = VoiceSpeed(rawValue: speed), let showTranslations = ShowTranslations(rawValue: translations) else {
                 throw StorageError("users: bad voice_speed or show_translations for a stored profile")
             }
-            return UserProfile.stored(
+            profiles[id] = UserProfile.stored(
                 id: id, displayName: name, nativeLanguage: native,
                 targetLanguages: try decode([TargetLanguage].self, json: targets), currentTargetLanguage: current,
                 interests: try decode([String].self, json: interests), learningGoals: try decode([String].self, json: goals),
                 dailyGoalMinutes: minutes, voiceSpeed: voiceSpeed, showTranslations: showTranslations,
                 isPremium: premium, onboardingCompleted: onboarded, createdAt: created, lastActiveAt: active)
         }
-        return nil
+        return profiles
     }
 
     static func writeProfile(_ db: PostgresConnection, _ profile: UserProfile, logger: Logger) async throws {

@@ -25,21 +25,32 @@ extension PostgresStore: ProgressRepository {
 
     public func wordReviews(userId: String, language: String) async throws -> [String: WordReview] {
         try await pool.client.withConnection { db in
-            try await Self.wordReviews(db, userId: userId, language: language, words: nil, logger: logger)
+            try await Self.wordReviews(db, userId: userId, language: language, logger: logger)
         }
     }
 
-    static func progressRows(_ db: PostgresConnection, userId: String, language: String?, logger: Logger,
-                             lock: Bool = false) async throws -> [(row: ProgressRow, dailyGoalMinutes: Int)] {
-        let rows = try await db.query("""
-            SELECT p.user_id, p.language, p.total_xp, p.weekly_xp, p.level, p.current_streak, p.longest_streak,
-                   p.last_activity_date, p.total_sessions, p.solo_sessions, p.multiplayer_sessions,
-                   p.total_minutes_played, p.successful_repairs, p.help_given, p.team_wins, p.week_start,
-                   p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes))
+    /// The stored progress rows of `userId` (in `language` only, when given) with the user's
+    /// daily goal.
+    static func progressRows(_ db: PostgresConnection, userId: String, language: String?,
+                             logger: Logger) async throws -> [(row: ProgressRow, dailyGoalMinutes: Int)] {
+        try await progressRows(db.query("""
+            SELECT \(unescaped: progressColumns)
             FROM progress p LEFT JOIN users u ON u.id = p.user_id
             WHERE p.user_id = \(userId) AND (\(language)::text IS NULL OR p.language = \(language))
-            ORDER BY p.language\(unescaped: lock ? " FOR UPDATE OF p" : "")
-            """, logger: logger)
+            ORDER BY p.language
+            """, logger: logger))
+    }
+
+    /// What ``progressRows(_:)`` decodes, from `progress p` joined with `users u`.
+    static let progressColumns = """
+        p.user_id, p.language, p.total_xp, p.weekly_xp, p.level, p.current_streak, p.longest_streak,
+        p.last_activity_date, p.total_sessions, p.solo_sessions, p.multiplayer_sessions,
+        p.total_minutes_played, p.successful_repairs, p.help_given, p.team_wins, p.week_start,
+        p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes))
+        """
+
+    /// Decodes rows of ``progressColumns``.
+    static func progressRows(_ rows: PostgresRowSequence) async throws -> [(row: ProgressRow, dailyGoalMinutes: Int)] {
         var result: [(ProgressRow, Int)] = []
         for try await (user, lang, total, weekly, level, current, longest, last, sessions, solo, multi, minutes, repairs,
                        help, wins, week, todayDay, todaySeconds, goal)
@@ -78,55 +89,75 @@ extension PostgresStore: ProgressRepository {
         return counts
     }
 
-    /// The stored SM-2 states of the user's words in `language` (only `words`, when given).
-    static func wordReviews(_ db: PostgresConnection, userId: String, language: String, words: [String]?,
+    /// The stored SM-2 states of the user's words in `language`.
+    static func wordReviews(_ db: PostgresConnection, userId: String, language: String,
                             logger: Logger) async throws -> [String: WordReview] {
         var states: [String: WordReview] = [:]
-        func keep(_ row: WordReviewSelectStatement.Row) {
-            let (word, ease, interval, repetitions, next, last) = row
+        let rows = try await db.query("""
+            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+            FROM word_reviews WHERE user_id = \(userId) AND language = \(language)
+            """, logger: logger)
+        for try await (word, ease, interval, repetitions, next, last) in rows.decode((String, Double, Int, Int, Int64, Int64).self) {
             states[word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
                                       nextReviewAt: next, lastReviewedAt: last)
-        }
-        if let words {
-            // The session-end path: a prepared statement.
-            let rows = try await db.execute(WordReviewSelectStatement(userId: userId, language: language, words: words),
-                                            logger: logger)
-            for try await row in rows { keep(row) }
-        } else {
-            let rows = try await db.query("""
-                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-                FROM word_reviews WHERE user_id = \(userId) AND language = \(language)
-                """, logger: logger)
-            for try await row in rows.decode(WordReviewSelectStatement.Row.self) { keep(row) }
         }
         return states
     }
 
-    /// Adds one participant's figures from one ended session (``ProgressRules``), recording the
-    /// session's UTC day for streaks and the SM-2 review of the words they met, inside the
-    /// caller's transaction.
-    static func addToProgress(_ db: PostgresConnection, userId: String, language: String, session: EndedSession,
-                              participant: EndedParticipant, vocabulary: SessionVocabulary,
-                              logger: Logger) async throws {
+    /// Adds the figures of `learners` (each once) from one ended session (``ProgressRules``),
+    /// recording the session's UTC day for streaks and the SM-2 review of the words they met,
+    /// inside the caller's transaction: six statements whatever the number of learners.
+    static func addToProgress(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
+                              vocabulary: SessionVocabulary, logger: Logger) async throws {
+        guard !learners.isEmpty else { return }
+        let userIds = learners.map(\.userId), languages = learners.map(\.language)
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
-        try await db.query("INSERT INTO session_days (user_id, day) VALUES (\(userId), \(day)) ON CONFLICT DO NOTHING",
-                           logger: logger)
-        let stored = try await progressRows(db, userId: userId, language: language, logger: logger, lock: true).first
-        let days = try await sessionDays(db, userId: userId, logger: logger)
-        let row = ProgressRules.adding(session, participant, userId: userId, language: language, to: stored?.row) { anchor in
-            ProgressRules.consecutiveDays(days.filter { $0 <= anchor }, endingAt: anchor)
+        try await db.query("""
+            INSERT INTO session_days (user_id, day) SELECT u, \(day) FROM unnest(\(userIds)::text[]) AS u ON CONFLICT DO NOTHING
+            """, logger: logger)
+        let rows = try await db.query("""
+            SELECT \(unescaped: progressColumns)
+            FROM progress p LEFT JOIN users u ON u.id = p.user_id
+            WHERE (p.user_id, p.language) IN (SELECT * FROM unnest(\(userIds)::text[], \(languages)::text[]))
+            ORDER BY p.user_id, p.language FOR UPDATE OF p
+            """, logger: logger)
+        var stored: [String: ProgressRow] = [:]
+        for entry in try await progressRows(rows) { stored[entry.row.progress.userId] = entry.row }
+        let days = try await sessionDays(db, userIds: userIds, logger: logger)
+        let updated = learners.map { learner in
+            ProgressRules.adding(session, learner.participant, userId: learner.userId, language: learner.language,
+                                 to: stored[learner.userId]) { anchor in
+                ProgressRules.consecutiveDays((days[learner.userId] ?? []).filter { $0 <= anchor }, endingAt: anchor)
+            }
         }
-        let progress = row.progress
+        try await writeProgress(db, updated, logger: logger)
+        try await reviewWords(db, learners, session: session, vocabulary: vocabulary, logger: logger)
+    }
+
+    /// Inserts or replaces `rows` in one statement (nullable columns travel as a value and a
+    /// flag: postgres-nio encodes no arrays of optionals).
+    static func writeProgress(_ db: PostgresConnection, _ rows: [ProgressRow], logger: Logger) async throws {
+        let progress = rows.map(\.progress)
         try await db.query("""
             INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak,
                                   longest_streak, last_activity_date, total_sessions, solo_sessions,
                                   multiplayer_sessions, total_minutes_played, successful_repairs, help_given, team_wins,
                                   today_day, today_seconds)
-            VALUES (\(userId), \(language), \(progress.totalXP), \(progress.weeklyXP), \(row.weekStart),
-                    \(progress.currentLevel), \(progress.currentStreak), \(progress.longestStreak),
-                    \(progress.lastActivityDate), \(progress.totalSessions), \(progress.soloSessions),
-                    \(progress.multiplayerSessions), \(progress.totalMinutesPlayed), \(progress.successfulRepairs),
-                    \(progress.helpGiven), \(progress.teamWins), \(row.todayDay), \(Int64(row.todaySeconds)))
+            SELECT u, l, txp, wxp, CASE WHEN hws THEN ws END, lvl, cs, ls, CASE WHEN hla THEN la END, ts, ss, ms, tmp, sr, hg,
+                   tw, CASE WHEN htd THEN td END, tsec
+            FROM unnest(\(progress.map(\.userId))::text[], \(progress.map(\.language))::text[],
+                        \(progress.map(\.totalXP))::bigint[], \(progress.map(\.weeklyXP))::bigint[],
+                        \(rows.map { $0.weekStart ?? 0 })::bigint[], \(rows.map { $0.weekStart != nil })::boolean[],
+                        \(progress.map(\.currentLevel))::bigint[], \(progress.map(\.currentStreak))::bigint[],
+                        \(progress.map(\.longestStreak))::bigint[],
+                        \(progress.map { $0.lastActivityDate ?? "" })::text[], \(progress.map { $0.lastActivityDate != nil })::boolean[],
+                        \(progress.map(\.totalSessions))::bigint[], \(progress.map(\.soloSessions))::bigint[],
+                        \(progress.map(\.multiplayerSessions))::bigint[], \(progress.map(\.totalMinutesPlayed))::bigint[],
+                        \(progress.map(\.successfulRepairs))::bigint[], \(progress.map(\.helpGiven))::bigint[],
+                        \(progress.map(\.teamWins))::bigint[],
+                        \(rows.map { $0.todayDay ?? 0 })::bigint[], \(rows.map { $0.todayDay != nil })::boolean[],
+                        \(rows.map { Int64($0.todaySeconds) })::bigint[])
+                 AS t(u, l, txp, wxp, ws, hws, lvl, cs, ls, la, hla, ts, ss, ms, tmp, sr, hg, tw, td, htd, tsec)
             ON CONFLICT (user_id, language) DO UPDATE SET
                 total_xp = excluded.total_xp, weekly_xp = excluded.weekly_xp, week_start = excluded.week_start,
                 level = excluded.level, current_streak = excluded.current_streak,
@@ -137,32 +168,41 @@ extension PostgresStore: ProgressRepository {
                 successful_repairs = excluded.successful_repairs, help_given = excluded.help_given,
                 team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds
             """, logger: logger)
-        try await reviewWords(db, userId: userId, language: language, session: session,
-                              vocabulary: vocabulary, logger: logger)
     }
 
-    /// The SM-2 update of the words `userId` met in `session`, in two statements (one read, one
-    /// upsert of every word), inside the caller's transaction.
-    static func reviewWords(_ db: PostgresConnection, userId: String, language: String, session: EndedSession,
+    /// The SM-2 update of the words each learner met in `session`, in two statements (one read
+    /// of the stored states, one upsert of every word of every learner), inside the caller's
+    /// transaction.
+    static func reviewWords(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
                             vocabulary: SessionVocabulary, logger: Logger) async throws {
-        let qualities = vocabulary.reviews(of: userId)
-        guard !qualities.isEmpty else { return }
-        let existing = try await wordReviews(db, userId: userId, language: language, words: qualities.keys.sorted(),
-                                             logger: logger)
-        let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt).sorted { $0.key < $1.key }
-        let words = updated.map(\.key), eases = updated.map(\.value.easeFactor)
-        let intervals = updated.map { Int64($0.value.intervalDays) }, repetitions = updated.map { Int64($0.value.repetitions) }
-        let nexts = updated.map(\.value.nextReviewAt), lasts = updated.map(\.value.lastReviewedAt)
-        _ = try await db.execute(WordReviewUpsertStatement(
-            userId: userId, language: language, words: words, eases: eases, intervals: intervals,
-            repetitions: repetitions, nextReviews: nexts, lastReviews: lasts), logger: logger)
+        let qualities = learners.map { vocabulary.reviews(of: $0.userId) }
+        var select = WordReviewSelectStatement()
+        for (learner, words) in zip(learners, qualities) {
+            for word in words.keys.sorted() { select.append(userId: learner.userId, language: learner.language, word: word) }
+        }
+        guard !select.words.isEmpty else { return }
+        var existing: [String: [String: WordReview]] = [:]
+        for try await (userId, word, ease, interval, repetitions, next, last) in try await db.execute(select, logger: logger) {
+            existing[userId, default: [:]][word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
+                                                              nextReviewAt: next, lastReviewedAt: last)
+        }
+        var upsert = WordReviewUpsertStatement()
+        for (learner, words) in zip(learners, qualities) where !words.isEmpty {
+            let updated = ProgressRules.reviewed(words, existing: existing[learner.userId] ?? [:], at: session.endedAt)
+            for (word, review) in updated.sorted(by: { $0.key < $1.key }) {
+                upsert.append(userId: learner.userId, language: learner.language, word: word, review: review)
+            }
+        }
+        _ = try await db.execute(upsert, logger: logger)
     }
 
-    /// The user's session days, newest first.
-    static func sessionDays(_ db: PostgresConnection, userId: String, logger: Logger) async throws -> [Int64] {
-        var days: [Int64] = []
-        let rows = try await db.query("SELECT day FROM session_days WHERE user_id = \(userId) ORDER BY day DESC", logger: logger)
-        for try await day in rows.decode(Int64.self) { days.append(day) }
+    /// The session days of `userIds`, newest first per user.
+    static func sessionDays(_ db: PostgresConnection, userIds: [String], logger: Logger) async throws -> [String: [Int64]] {
+        var days: [String: [Int64]] = [:]
+        let rows = try await db.query("""
+            SELECT user_id, day FROM session_days WHERE user_id = ANY(\(userIds)::text[]) ORDER BY user_id, day DESC
+            """, logger: logger)
+        for try await (userId, day) in rows.decode((String, Int64).self) { days[userId, default: []].append(day) }
         return days
     }
 }

@@ -1,24 +1,33 @@
 import PostgresNIO
 
-/// The stored SM-2 states of some of one learner's words (`word = ANY($3)`), read before a
-/// session's review; prepared once per connection (``WordReviewUpsertStatement``).
+/// The stored SM-2 states of the words an ended session's learners met, read in one query
+/// before their review (``WordReviewUpsertStatement`` writes them back); prepared once per
+/// connection. Keys are (user, language, word) triples, appended in any order.
 struct WordReviewSelectStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-        FROM word_reviews WHERE user_id = $1 AND language = $2 AND word = ANY($3::text[])
+        SELECT w.user_id, w.word, w.ease_factor, w.interval_days, w.repetitions, w.next_review_at, w.last_reviewed_at
+        FROM unnest($1::text[], $2::text[], $3::text[]) AS k(u, l, word)
+        JOIN word_reviews w ON w.user_id = k.u AND w.language = k.l AND w.word = k.word
         """
 
-    /// `word`, ease, interval in days, repetitions, next and last review (epoch ms).
-    typealias Row = (String, Double, Int, Int, Int64, Int64)
+    /// User id, word, ease, interval in days, repetitions, next and last review (epoch ms).
+    typealias Row = (String, String, Double, Int, Int, Int64, Int64)
 
-    var userId: String
-    var language: String
-    var words: [String]
+    private(set) var userIds: [String] = []
+    private(set) var languages: [String] = []
+    private(set) var words: [String] = []
+
+    /// Asks for `word` of `userId` in `language`.
+    mutating func append(userId: String, language: String, word: String) {
+        userIds.append(userId)
+        languages.append(language)
+        words.append(word)
+    }
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 3)
-        bindings.append(userId)
-        bindings.append(language)
+        bindings.append(userIds)
+        bindings.append(languages)
         bindings.append(words)
         return bindings
     }

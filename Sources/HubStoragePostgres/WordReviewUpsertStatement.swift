@@ -1,15 +1,17 @@
+import HubDomain
 import PostgresNIO
 
-/// The SM-2 states of one learner's words after a session, written in one multi-row upsert
-/// (``PostgresStore`` `reviewWords`). A prepared statement: every ended session runs it once per
-/// participant, and PostgreSQL plans it once per connection instead of every time.
+/// The SM-2 states of every word an ended session's learners met, written in one multi-row
+/// upsert (``PostgresStore`` `reviewWords`). A prepared statement: every ended session runs it,
+/// and PostgreSQL plans it once per connection instead of every time. A (user, language, word)
+/// key may be appended once.
 struct WordReviewUpsertStatement: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
                                   next_review_at, last_reviewed_at)
-        SELECT $1, $2, w, e, i, r, n, l
-        FROM unnest($3::text[], $4::double precision[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
-             AS t(w, e, i, r, n, l)
+        SELECT u, l, w, e, i, r, n, t
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::double precision[], $5::bigint[], $6::bigint[],
+                    $7::bigint[], $8::bigint[]) AS k(u, l, w, e, i, r, n, t)
         ON CONFLICT (user_id, language, word) DO UPDATE SET
             ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
             repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
@@ -18,19 +20,31 @@ struct WordReviewUpsertStatement: PostgresPreparedStatement {
 
     typealias Row = Void
 
-    var userId: String
-    var language: String
-    var words: [String]
-    var eases: [Double]
-    var intervals: [Int64]
-    var repetitions: [Int64]
-    var nextReviews: [Int64]
-    var lastReviews: [Int64]
+    private var userIds: [String] = []
+    private var languages: [String] = []
+    private var words: [String] = []
+    private var eases: [Double] = []
+    private var intervals: [Int64] = []
+    private var repetitions: [Int64] = []
+    private var nextReviews: [Int64] = []
+    private var lastReviews: [Int64] = []
+
+    /// Sets `word` of `userId` in `language` to `review`.
+    mutating func append(userId: String, language: String, word: String, review: WordReview) {
+        userIds.append(userId)
+        languages.append(language)
+        words.append(word)
+        eases.append(review.easeFactor)
+        intervals.append(Int64(review.intervalDays))
+        repetitions.append(Int64(review.repetitions))
+        nextReviews.append(review.nextReviewAt)
+        lastReviews.append(review.lastReviewedAt)
+    }
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 8)
-        bindings.append(userId)
-        bindings.append(language)
+        bindings.append(userIds)
+        bindings.append(languages)
         bindings.append(words)
         bindings.append(eases)
         bindings.append(intervals)

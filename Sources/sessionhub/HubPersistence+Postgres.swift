@@ -20,7 +20,10 @@ extension HubPersistence {
                                 eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
                                 logger: Logger) async throws -> HubPersistence {
         let pool = try await PostgresPool.open(url, eventLoopGroup: eventLoopGroup, logger: logger)
-        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId, decoder: BroadcastDecoder())
+        // The committers run on a loop of the hub's own (the journal's connections and the
+        // sessions are on them too): with one loop, a commit needs no thread switch at all.
+        let journal = PostgresJournal(pool: pool, nodeId: node.nodeId, decoder: BroadcastDecoder(),
+                                      committerExecutor: EventLoopTaskExecutor.on(eventLoopGroup.next()))
         let store = PostgresStore(pool: pool, nodeId: node.nodeId)
         let cluster = PostgresClusterNode(local: node, internalURL: internalURL, pool: pool, journal: journal)
         var persistence = HubPersistence(

@@ -3,8 +3,8 @@ import WebSocketTransport
 
 /// A task executor on one event loop: a connection's requests are processed on the loop that
 /// reads them (``HubConnectionWorker``), and reach a session on the same loop without a thread
-/// switch. One per loop, made on first use.
-final class EventLoopTaskExecutor: TaskExecutor {
+/// switch; the PostgreSQL journal's committers run on one too. One per loop, made on first use.
+public final class EventLoopTaskExecutor: TaskExecutor {
     private static let executors = PerEventLoop { EventLoopTaskExecutor(eventLoop: $0) }
 
     private let eventLoop: any EventLoop
@@ -14,11 +14,12 @@ final class EventLoopTaskExecutor: TaskExecutor {
     }
 
     /// The task executor of `eventLoop`.
-    static func on(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
+    public static func on(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
         executors.on(eventLoop)
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Runs `job` on the loop.
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         eventLoop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
