@@ -134,9 +134,17 @@ public final class PostgresJournal: RecoverableJournal {
     public func closed(sessionId: String) async {
         forget(sessionId)
         do {
-            // One statement, atomic on its own; after a history write (which closed the session
-            // in its transaction) it changes nothing, so its commit writes nothing either.
-            try await pool.client.query(Self.closing(sessionId, node: nodeId), logger: pool.logger)
+            // After a history write (which closed the session in its own transaction) there is
+            // nothing to do: one read says so, without a transaction or a commit.
+            let open = try await pool.client.query("""
+                SELECT 1 FROM sessions WHERE session_id = \(sessionId) AND owner_node = \(nodeId) AND open
+                """, logger: pool.logger)
+            var isOpen = false
+            for try await _ in open { isOpen = true }
+            guard isOpen else { return }
+            try await pool.transaction { db in
+                try await Self.close(sessionId, node: nodeId, db, logger: pool.logger)
+            }
         } catch {
             pool.logger.warning("closing a session in the journal failed", metadata: [
                 "session": "\(sessionId)", "error": "\(PostgresPool.describe(error))",
@@ -146,22 +154,25 @@ public final class PostgresJournal: RecoverableJournal {
 
     /// Marks a session closed and drops its journal and seats, inside the caller's transaction
     /// (the history write does it in its own), if `node` still owns it and it is open.
-    static func close(_ sessionId: String, node: String, _ db: PostgresConnection, logger: Logger) async throws {
-        try await db.query(closing(sessionId, node: node), logger: logger)
-    }
-
-    /// The statement of ``close(_:node:_:logger:)``: one round trip, since every data-modifying
-    /// CTE runs, and the deletes see only a session this statement closed.
-    static func closing(_ sessionId: String, node: String) -> PostgresQuery {
-        """
-        WITH closed AS (
-            UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) AND open
-            RETURNING session_id
-        ), journal_gone AS (
-            DELETE FROM journal WHERE session_id IN (SELECT session_id FROM closed)
-        )
-        DELETE FROM seats WHERE session_id IN (SELECT session_id FROM closed)
-        """
+    ///
+    /// The session's row is locked first: a journal commit in flight for it (which holds the row
+    /// `FOR SHARE`) ends before, so the deletes, which run in one statement with the update and
+    /// see the snapshot taken after the lock, see its rows.
+    /// - Parameter rowLocked: the caller's transaction holds the row `FOR UPDATE` already.
+    static func close(_ sessionId: String, node: String, _ db: PostgresConnection, logger: Logger,
+                      rowLocked: Bool = false) async throws {
+        if !rowLocked {
+            try await db.query("SELECT 1 FROM sessions WHERE session_id = \(sessionId) FOR UPDATE", logger: logger)
+        }
+        try await db.query("""
+            WITH closed AS (
+                UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) AND open
+                RETURNING session_id
+            ), journal_gone AS (
+                DELETE FROM journal WHERE session_id IN (SELECT session_id FROM closed)
+            )
+            DELETE FROM seats WHERE session_id IN (SELECT session_id FROM closed)
+            """, logger: logger)
     }
 
     // MARK: RecoverableJournal

@@ -150,11 +150,11 @@ enum PostgresSchema {
         """)
 
     /// Version 3: room on every page of the rows each ended session rewrites (a learner's word
-    /// reviews and progress, a session's row), so an update can stay on its page without a new
-    /// index entry (a heap-only tuple). Applies to pages written from now on.
+    /// reviews and progress), so an update, which changes no indexed column there, can stay on
+    /// its page without a new index entry (a heap-only tuple). Applies to pages written from now
+    /// on. (`sessions` is left alone: its updates change `open` or `owner_node`, both indexed.)
     static let v3 = Migration(version: 3, name: "room for in-page updates", sql: """
         ALTER TABLE word_reviews SET (fillfactor = 70);
         ALTER TABLE progress SET (fillfactor = 70);
-        ALTER TABLE sessions SET (fillfactor = 70);
         """)
 }

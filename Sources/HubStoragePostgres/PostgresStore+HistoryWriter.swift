@@ -43,7 +43,8 @@ extension PostgresStore: HistoryWriter {
     }
 
     /// The whole write of one ended session, inside the caller's transaction, in a fixed number
-    /// of statements whatever the number of participants: their profiles (locked), the ledger
+    /// of statements whatever the number of participants: their profiles (created if missing,
+    /// then locked), the ledger
     /// that makes a session count once in progress, their progress and word reviews
     /// (``addToProgress(_:_:session:vocabulary:logger:)``), the premium participants' history
     /// entries, and the session closed with its journal and seats.
@@ -53,17 +54,18 @@ extension PostgresStore: HistoryWriter {
         for try await owner in owners.decode(String?.self) where owner != nodeId {
             throw JournalFailure.fenced(sessionId: session.sessionId)
         }
-        // A user holds one seat; should one appear twice, their first row counts. In id order,
-        // so that every lock below is taken in the same order by every writer.
+        // A user holds one seat (should one appear twice, their first row counts). Ids in byte
+        // order, the order in which every lock below is taken, by every writer.
         var seen = Set<String>()
-        let participants = session.participants.filter { seen.insert($0.userId).inserted }.sorted { $0.userId < $1.userId }
+        let participants = session.participants.filter { seen.insert($0.userId).inserted }
+            .sorted { $0.userId.utf8.lexicographicallyPrecedes($1.userId.utf8) }
         let userIds = participants.map(\.userId)
-        var profiles = try await Self.loadProfiles(db, userIds: userIds, logger: logger, lock: true)
-        for participant in participants where profiles[participant.userId] == nil {
-            let profile = UserProfile.initial(id: participant.userId, displayName: participant.displayName, now: session.endedAt)
-            try await Self.writeProfile(db, profile, logger: logger)
-            profiles[participant.userId] = profile
-        }
+        // A participant without a profile gets the initial one; a profile written meanwhile by
+        // someone else is kept (never overwritten). Then every profile is read and locked.
+        try await Self.insertProfiles(db, participants.map {
+            UserProfile.initial(id: $0.userId, displayName: $0.displayName, now: session.endedAt)
+        }, logger: logger)
+        let profiles = try await Self.loadProfiles(db, userIds: userIds, logger: logger, lock: true)
         var learners: [EndedLearner] = []
         for participant in participants {
             guard let profile = profiles[participant.userId] else { continue }
@@ -102,7 +104,7 @@ extension PostgresStore: HistoryWriter {
                 """, logger: logger)
         }
         // The session is in history now: it is closed, with its journal and seats, in the same transaction.
-        try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger)
+        try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger, rowLocked: true)
         return results
     }
 }

@@ -53,10 +53,11 @@ extension PostgresStore: ProfileRepository {
     }
 
     /// The stored profiles of `userIds` (a missing one is absent), read in one query; with
-    /// `lock`, their rows are locked in id order (every writer locks in that order).
+    /// `lock`, their rows are locked in the byte order of their ids (every writer locks in that
+    /// order).
     static func loadProfiles(_ db: PostgresConnection, userIds: [String], logger: Logger,
                              lock: Bool = false) async throws -> [String: UserProfile] {
-        let forUpdate = lock ? " ORDER BY id FOR UPDATE" : ""
+        let forUpdate = lock ? #" ORDER BY id COLLATE "C" FOR UPDATE"# : ""
         let rows = try await db.query("""
             SELECT id, display_name, native_language, target_languages, current_target_language, interests,
                    learning_goals, daily_goal_minutes, voice_speed, show_translations, is_premium,
@@ -79,6 +80,27 @@ extension PostgresStore: ProfileRepository {
                 isPremium: premium, onboardingCompleted: onboarded, createdAt: created, lastActiveAt: active)
         }
         return profiles
+    }
+
+    /// Inserts `profiles` in one statement, skipping every id that has a profile already, in
+    /// the given order.
+    static func insertProfiles(_ db: PostgresConnection, _ profiles: [UserProfile], logger: Logger) async throws {
+        guard !profiles.isEmpty else { return }
+        let targets = try profiles.map { try json($0.targetLanguages) }, interests = try profiles.map { try json($0.interests) }
+        let goals = try profiles.map { try json($0.learningGoals) }
+        try await db.query("""
+            INSERT INTO users (id, display_name, native_language, target_languages, current_target_language,
+                               interests, learning_goals, daily_goal_minutes, voice_speed, show_translations,
+                               is_premium, onboarding_completed, created_at, last_active_at)
+            SELECT * FROM unnest(\(profiles.map(\.id))::text[], \(profiles.map(\.displayName))::text[],
+                                 \(profiles.map(\.nativeLanguage))::text[], \(targets)::text[],
+                                 \(profiles.map(\.currentTargetLanguage))::text[], \(interests)::text[], \(goals)::text[],
+                                 \(profiles.map { Int64($0.dailyGoalMinutes) })::bigint[]::integer[],
+                                 \(profiles.map(\.voiceSpeed.rawValue))::text[], \(profiles.map(\.showTranslations.rawValue))::text[],
+                                 \(profiles.map(\.isPremium))::boolean[], \(profiles.map(\.onboardingCompleted))::boolean[],
+                                 \(profiles.map(\.createdAt))::bigint[], \(profiles.map(\.lastActiveAt))::bigint[])
+            ON CONFLICT (id) DO NOTHING
+            """, logger: logger)
     }
 
     static func writeProfile(_ db: PostgresConnection, _ profile: UserProfile, logger: Logger) async throws {

@@ -119,7 +119,7 @@ extension PostgresStore: ProgressRepository {
             SELECT \(unescaped: progressColumns)
             FROM progress p LEFT JOIN users u ON u.id = p.user_id
             WHERE (p.user_id, p.language) IN (SELECT * FROM unnest(\(userIds)::text[], \(languages)::text[]))
-            ORDER BY p.user_id, p.language FOR UPDATE OF p
+            ORDER BY p.user_id COLLATE "C", p.language FOR UPDATE OF p
             """, logger: logger)
         var stored: [String: ProgressRow] = [:]
         for entry in try await progressRows(rows) { stored[entry.row.progress.userId] = entry.row }

@@ -93,6 +93,42 @@ struct HistoryStoreTests {
         }
     }
 
+    @Test("Each participant of one session counts in their own language; an unknown one gets a profile, a stored one is kept as it is",
+          arguments: StoreBackend.all)
+    func participantsInTheirLanguages(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            var ana = UserProfile.initial(id: "ana", displayName: "Ana", now: 1)
+            ana.currentTargetLanguage = "fr"
+            _ = try await store.saveProfile(ana)
+            try await store.makePremium("ana")
+            _ = try await store.saveProfile(UserProfile.initial(id: "cy", displayName: "Cy Stored", now: 2))
+            // Out of id order, with a user (bob) the store has never seen.
+            let session = Fixture.session("m1", endedAt: Day.tue24, multiplayer: true,
+                                          users: [("cy", 60), ("ana", 100), ("bob", 80)], targetLanguage: "es")
+            #expect(await store.save(session) == ["ana": .success, "bob": .error(.featureLocked), "cy": .error(.featureLocked)])
+            // Saved again (a retry): replaced, counted once.
+            #expect(await store.save(session) == ["ana": .success, "bob": .error(.featureLocked), "cy": .error(.featureLocked)])
+
+            #expect(try await store.progress(userId: "ana").map(\.language) == ["fr"])
+            #expect(try await store.progress(userId: "bob").map(\.language) == ["es"])
+            #expect(try await store.progress(userId: "cy").map(\.language) == ["es"])
+            for (user, xp) in [("ana", 100), ("bob", 80), ("cy", 60)] {
+                let progress = try #require(try await store.progress(userId: user).first)
+                #expect(progress.totalSessions == 1, "\(user)")
+                #expect(progress.totalXP == xp, "\(user)")
+                #expect(progress.currentStreak == 1, "\(user)")
+                #expect(progress.lastActivityDate != nil, "\(user)")
+            }
+            #expect(try await store.wordReviews(userId: "ana", language: "fr").isEmpty == false)
+            #expect(try await store.wordReviews(userId: "ana", language: "es").isEmpty)
+            #expect(try await store.wordReviews(userId: "bob", language: "es").isEmpty == false)
+            #expect(try await store.getSession(userId: "ana", sessionId: "m1")?.targetLanguage == "fr")
+            #expect(try await store.profile(userId: "cy")?.displayName == "Cy Stored")
+            #expect(try await store.profile(userId: "bob")?.displayName == "Name of bob")
+            #expect(try await store.count("history") == 1)
+        }
+    }
+
     @Test("A user can neither read nor delete another user's entry", arguments: StoreBackend.all)
     func isolation(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
