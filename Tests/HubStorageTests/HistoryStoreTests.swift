@@ -5,6 +5,14 @@ import Testing
 
 @Suite("History store (SQLite and PostgreSQL)")
 struct HistoryStoreTests {
+    /// Ana: premium, learning French (her profile's current target language).
+    static func premiumAnaLearningFrench(_ store: any TestStore) async throws {
+        var profile = UserProfile.initial(id: "ana", displayName: "Ana", now: 1)
+        profile.currentTargetLanguage = "fr"
+        _ = try await store.saveProfile(profile)
+        try await store.makePremium("ana")
+    }
+
     @Test("A premium participant's session is saved: listed, and read back with transcript, recasts and stats", arguments: StoreBackend.all)
     func premiumSave(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
@@ -35,10 +43,7 @@ struct HistoryStoreTests {
     @Test("History and progress use the profile's current target language, else the scenario's", arguments: StoreBackend.all)
     func currentTargetLanguage(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
-            var profile = UserProfile.initial(id: "ana", displayName: "Ana", now: 1)
-            profile.currentTargetLanguage = "fr"
-            _ = try await store.saveProfile(profile)
-            try await store.makePremium("ana")
+            try await Self.premiumAnaLearningFrench(store)
 
             _ = await store.save(Fixture.session("s1", endedAt: Day.mon16, users: [("ana", 50)], targetLanguage: "es"))
             let saved = try #require(try await store.getSession(userId: "ana", sessionId: "s1"))
@@ -97,10 +102,7 @@ struct HistoryStoreTests {
           arguments: StoreBackend.all)
     func participantsInTheirLanguages(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
-            var ana = UserProfile.initial(id: "ana", displayName: "Ana", now: 1)
-            ana.currentTargetLanguage = "fr"
-            _ = try await store.saveProfile(ana)
-            try await store.makePremium("ana")
+            try await Self.premiumAnaLearningFrench(store)
             _ = try await store.saveProfile(UserProfile.initial(id: "cy", displayName: "Cy Stored", now: 2))
             // Out of id order, with a user (bob) the store has never seen.
             let session = Fixture.session("m1", endedAt: Day.tue24, multiplayer: true,
