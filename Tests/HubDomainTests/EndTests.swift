@@ -348,4 +348,27 @@ struct EndInProgressTests {
         #expect(await second.value, "the second end returned only once the session had ended")
         #expect(history.saves == 1, "ended once")
     }
+
+    @Test func anOperatorSeesWhatAnEndWaitsFor() async throws {
+        let history = HeldHistory()
+        let clock = TestClock()
+        let ports = HubPorts(clock: clock, encoder: TestEncoder(), history: history)
+        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
+        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
+        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: RecordingLink(), ref: nil)
+        let live = await session.inspect(now: clock.now())
+        #expect(live.phase == .live && live.endStage == nil && live.endStageSince == nil)
+        #expect(live.journalWriteSince == nil && live.undelivered == 0)
+
+        let ending = Task { await session.end(cause: .hostEnded) }
+        for _ in 0..<400 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let held = await session.inspect(now: clock.now())
+        #expect(held.phase == .ending)
+        #expect(held.endStage == .savingHistory, "the end waits for its history save")
+        #expect(held.endStageSince != nil)
+        history.release()
+        await ending.value
+        let over = await session.inspect(now: clock.now())
+        #expect(over.phase == .ended && over.endStage == nil)
+    }
 }

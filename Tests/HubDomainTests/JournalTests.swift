@@ -33,6 +33,21 @@ struct JournalTests {
         }
     }
 
+    /// What an operator sees of a session whose journal write does not come back.
+    @Test func aWriteInFlightIsVisibleToOperators() async throws {
+        let journal = GatedJournal()
+        let (h, alice, _, _) = try await Self.pair(journal)
+        let first = Task { try await alice.say("primera") }
+        await journal.waitUntilHeld()
+        let held = await alice.session.inspect(now: h.clock.now())
+        #expect(held.journalWriteSince != nil, "a write is in flight")
+        #expect(held.undelivered == 1, "the held line")
+        journal.release()
+        try await first.value
+        let done = await alice.session.inspect(now: h.clock.now())
+        #expect(done.journalWriteSince == nil && done.undelivered == 0)
+    }
+
     @Test
     func journalAppendsArriveInSeqOrder() async throws {
         let journal = GatedJournal()

@@ -1503,6 +1503,7 @@ class Soak:
         self.hub = Hub(self)
         self.bin = self.bot_bin = None
         self.admin = None
+        self.stuck_sessions = []
         self.failures = []
         self.failure_counts = collections.Counter()
         self.codes = collections.Counter()
@@ -1637,6 +1638,17 @@ class Soak:
         self.restart_pending = False
         self.event("restarted: %s; %s sessions recovered" % (detail, recovered))
 
+    async def record_stuck_sessions(self, label):
+        """Puts what the operator API says of the sessions still live into the report (and the
+        log), so a session that never ends can be told apart: stuck in its journal write,
+        waiting for members, or not answering at all."""
+        try:
+            status, body = await asyncio.wait_for(self.hub_http("GET", "/admin/api/sessions?tail=3", self.admin), 10)
+        except (SoakError, asyncio.TimeoutError) as e:
+            body, status = None, "no answer (%s)" % type(e).__name__
+        self.stuck_sessions.append({"label": label, "status": status, "body": body})
+        print("[soak] sessions still live after %s: HTTP %s %s" % (label, status, json.dumps(body)[:4000]), flush=True)
+
     async def idle_sample(self, label):
         """Waits until the hub holds no connection and no session, then samples RSS and fds."""
         t0 = now()
@@ -1652,6 +1664,7 @@ class Soak:
                 break
             if now() - t0 > 90:
                 self.fail("idle", "%s: the hub still holds %s connections and %s sessions 90 s after the load" % (label, conns, sessions))
+                await self.record_stuck_sessions(label)
                 break
             await asyncio.sleep(0.5)
         # Descriptors of closed sockets go away within the close timeout, and the hub trims its
@@ -1815,6 +1828,7 @@ class Soak:
             "logs": logs,
             "failures": {"count": sum(self.failure_counts.values()), "byCategory": dict(self.failure_counts), "first": self.failures[:50]},
             "events": self.events,
+            "stuckSessions": self.stuck_sessions,
             "samples": [list(s) for s in self.samples],
         }
         report["ok"] = not self.failures

@@ -79,6 +79,15 @@ public struct SessionInspection: Sendable, Equatable {
     public var rateWindowMillis: Int64
     /// Journal writes that failed (each held its change back until a retry succeeded).
     public var failedJournalAppends: Int
+    /// While ``Phase/ending``: the step the end waits for (``EndStage``), and since when
+    /// (epoch ms). A session that stays on one step for long shows what holds its end up.
+    public var endStage: EndStage?
+    public var endStageSince: Int64?
+    /// When the journal write in flight for this session started (epoch ms); nil when none is.
+    public var journalWriteSince: Int64?
+    /// Broadcasts accepted and not yet delivered: waiting for their journal write (or held back
+    /// while the journal refuses them).
+    public var undelivered: Int
     /// The transcript, when asked for (detail view); nil otherwise.
     public var lines: [DialogLine]?
     /// Every recast, when asked for (detail view); nil otherwise.
@@ -140,7 +149,8 @@ extension LiveSession {
             acceptedRecastCount: recasts.reduce(0) { $0 + ($1.accepted ? 1 : 0) }, goalReached: goalReached,
             participants: present + departed, lastActivityAt: last, messagesPerSecond: rate,
             rateWindowMillis: window, failedJournalAppends: failedJournalAppends,
-            lines: includeTranscript ? lines : nil, recasts: includeTranscript ? recasts : nil)
+            endStage: endProgress?.stage, endStageSince: endProgress?.since, journalWriteSince: journalWriteSince,
+            undelivered: undeliveredCount, lines: includeTranscript ? lines : nil, recasts: includeTranscript ? recasts : nil)
     }
 
     /// Whether `userId` holds a seat (connected or in the grace window).

@@ -60,6 +60,10 @@ public actor LiveSession {
     var headerJournaled = false
     private var journalFailures = 0
     private var endSummary: SessionEndSummary?
+    /// The step an end in progress waits for, and since when (epoch ms); nil unless ending.
+    private(set) var endProgress: (stage: EndStage, since: Int64)?
+    /// When the journal write in flight started (epoch ms); nil when none is.
+    private(set) var journalWriteSince: Int64?
 
     /// Creates a session; the hub adds the first participant with ``join(_:link:mode:ref:)``.
     /// - Parameters:
@@ -287,6 +291,7 @@ public actor LiveSession {
             return
         }
         phase = .ending
+        reachEndStage(.delivering)
         // Everything accepted is journaled (and delivered) before history is written, so a
         // storage that drops the journal with the history write leaves nothing behind.
         guard await waitUntilDelivered() else {
@@ -295,12 +300,14 @@ public actor LiveSession {
                 phase = .live
                 deferredEnd = deferredEnd ?? cause
             }
+            endProgress = nil
             answerEndWaiters()
             return
         }
         let endedAt = ports.clock.now()
         var finals: [ParticipantStats] = []
         var participants: [EndedParticipant] = []
+        reachEndStage(.streaks)
         let streaks = await ports.learners.streaks(userIds: seats.map(\.user.id), endingAt: endedAt)
         for seat in seats {
             let streak = streaks[seat.user.id] ?? 1
@@ -314,24 +321,29 @@ public actor LiveSession {
                                  targetLanguage: scenario.targetLanguage, multiplayer: isShared,
                                  startedAt: startedAt, endedAt: endedAt, cause: cause, goalReached: goalReached,
                                  lines: lines, recasts: recasts, participants: participants)
+        reachEndStage(.savingHistory)
         let results = await ports.history.save(ended)
         // Keep the journal when the history could not even be sealed for a retry: rebuilding
         // the session after a restart is then the only way its players' work survives.
         if !results.values.contains(.error(.networkError)) {
+            reachEndStage(.closingJournal)
             await ports.journal.closed(sessionId: id)
         }
         var learned: [String: Set<String>] = [:]
         for participant in participants where !participant.newWords.isEmpty {
             learned[participant.userId, default: []].formUnion(participant.newWords)
         }
+        reachEndStage(.recordingWords)
         if !learned.isEmpty { await ports.learners.recordWords(learned, language: scenario.targetLanguage) }
         let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
                                         goalReached: goalReached, participants: finals, history: results, ref: ref)
         endSummary = summary
+        reachEndStage(.announcing)
         enqueue(.ended(summary))
         // `ended` is not journaled: it is durable at once, so this delivers everything.
         _ = await waitUntilDelivered()
         phase = .ended
+        endProgress = nil
         answerEndWaiters()
         // The hub frees the seats before anyone hears `left`: a client that hosts or joins again
         // as soon as it reads `left{ended}` must not be told it is still in a session.
@@ -340,6 +352,11 @@ public actor LiveSession {
             seats[index].link?.detach(.ended)
             seats[index].link = nil
         }
+    }
+
+    /// Notes the step the end in progress waits for now.
+    private func reachEndStage(_ stage: EndStage) {
+        endProgress = (stage, ports.clock.now())
     }
 
     /// Advances time: releases seats whose grace window passed (ending the session when nobody
@@ -400,6 +417,9 @@ public actor LiveSession {
         if case .holding = journalHealth { return true }
         return false
     }
+
+    /// Broadcasts accepted and not yet delivered (waiting for, or held back by, the journal).
+    var undeliveredCount: Int { outbox.count }
 
     /// Whether another node owns the session now.
     public var hasMoved: Bool { phase == .moved }
@@ -535,6 +555,7 @@ public actor LiveSession {
             // flight wait one round trip, not one each.
             let batch = pendingEntries
             do {
+                journalWriteSince = ports.clock.now()
                 if !headerJournaled {
                     try await ports.journal.opened(header)
                     headerJournaled = true
@@ -544,7 +565,9 @@ public actor LiveSession {
                 } else {
                     try await ports.journal.append(contentsOf: batch)
                 }
+                journalWriteSince = nil
             } catch {
+                journalWriteSince = nil
                 guard phase != .moved else { return }
                 journalFailed(error)
                 return
@@ -586,6 +609,7 @@ public actor LiveSession {
     public func relinquish(_ reason: DetachReason) {
         guard phase != .moved else { return }
         phase = .moved
+        endProgress = nil
         journalHealth = .fenced
         pendingEntries.removeAll()
         outbox.removeAll()

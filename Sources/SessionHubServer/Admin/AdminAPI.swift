@@ -229,7 +229,10 @@ struct AdminAPI: Sendable {
             "messagesPerSecond": session.messagesPerSecond,
             "rateWindowSeconds": Double(session.rateWindowMillis) / 1000,
             "failedJournalAppends": session.failedJournalAppends,
+            "undelivered": session.undelivered,
         ]
+        view["endStage"] = session.endStage.map { ["stage": $0.rawValue, "since": session.endStageSince ?? now] as [String: Any] } ?? NSNull()
+        view["journalWriteSince"] = session.journalWriteSince ?? NSNull()
         view["joinCode"] = session.joinCode ?? NSNull()
         view["host"] = host.map { ["userId": $0.userId, "displayName": $0.displayName] as [String: Any] } ?? NSNull()
         if let lines = session.lines { view["lines"] = jsonValue(lines) }

@@ -150,7 +150,7 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
             leftSession(reason: left.reason)
         case .line(let line):
             guard track(line.sessionId, seq: line.seq) else { return }
-            if let tag = SeatLedger.tag(in: line.line.textNative) {
+            if let tag = SeatLedger.tag(in: line.line.textTranslated) {
                 recorder.delivery(sentAt: tag.sentAt, now: now)
                 if tag.speaker == index { recorder.acked += 1 }
             } else {

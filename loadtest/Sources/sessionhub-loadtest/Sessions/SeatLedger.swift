@@ -3,8 +3,8 @@ import SessionHubClient
 
 /// What both players (``SessionPlayer``, ``ClientSessionPlayer``) keep for their seat and count
 /// the same way: the `seq` check of the session's broadcasts (lost, duplicated and foreign ones go
-/// into the loop's recorder), the lines the seat speaks (its role's hints, each tagged with its
-/// send time and speaker), and a line's tag read back. Touched on the player's loop only.
+/// into the loop's recorder), the lines the seat speaks (its role's hints, each translation tagged
+/// with its send time and speaker), and a line's tag read back. Touched on the player's loop only.
 struct SeatLedger {
     /// A line's `[lt:<send ns>:<speaker index>:<n>]` tag.
     struct Tag {
@@ -50,13 +50,19 @@ struct SeatLedger {
     }
 
     /// The next line to say, tagged for `speaker` with the time now; its request number.
+    ///
+    /// The tag goes on the translation, not on the line itself: the hub counts the words of
+    /// `textNative` as the session's vocabulary (and, at the end, writes a review row per player
+    /// and word), so a tag there would make every line bring three never-seen "words" — a
+    /// vocabulary no real conversation has, and a history write the load test would mostly be
+    /// measuring.
     mutating func nextLine(speaker: Int) -> (text: String, translation: String, number: Int) {
         lineNumber += 1
         let hint = hints[lineNumber % hints.count]
-        return ("\(hint.0) [lt:\(monotonicNanos()):\(speaker):\(lineNumber)]", hint.1, lineNumber)
+        return (hint.0, "\(hint.1) [lt:\(monotonicNanos()):\(speaker):\(lineNumber)]", lineNumber)
     }
 
-    /// The tag in a line's text.
+    /// The tag in a line's translation (``nextLine(speaker:)``).
     static func tag(in text: String) -> Tag? {
         guard let range = text.range(of: "[lt:") else { return nil }
         let parts = text[range.upperBound...].split(separator: ":")

@@ -237,7 +237,7 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
         case .line(let line):
             let bytes = Array(line.sessionId.utf8)
             guard trackFull(bytes, seq: line.seq) else { return }
-            if let tag = SeatLedger.tag(in: line.line.textNative) { lineArrived(tag, now: now) } else { recorder.foreign += 1 }
+            if let tag = SeatLedger.tag(in: line.line.textTranslated) { lineArrived(tag, now: now) } else { recorder.foreign += 1 }
         case .ended(let ended):
             guard trackFull(Array(ended.sessionId.utf8), seq: ended.seq) else { return }
             recorder.otherBroadcasts += 1
@@ -284,7 +284,7 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
         ledger.track(seq, into: recorder)
     }
 
-    /// `[lt:<send ns>:<speaker index>:<n>]` in the raw message.
+    /// `[lt:<send ns>:<speaker index>:<n>]` in the raw message (in the line's `textTranslated`).
     private static func tag(_ scan: JSONScan) -> SeatLedger.Tag? {
         guard let at = scan.find("[lt:"), let sent = scan.integer(at: at + 4),
               sent.end < scan.bytes.count, let speaker = scan.integer(at: sent.end + 1) else { return nil }
