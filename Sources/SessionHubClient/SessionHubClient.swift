@@ -85,6 +85,11 @@ public actor SessionHubClient {
     /// The connection dropped while the client was in a session, and it is coming back to it.
     private var awaitingResume = false
     private var welcomeWaiter: CheckedContinuation<ServerMessage.Welcome, any Error>?
+    /// A connection is being opened: its `welcome` (or its end) has not reached ``open()`` yet.
+    private var opening = false
+    /// What answered the opening connection before ``open()`` registered its waiter: Swift may
+    /// run a continuation's closure as a later job of the actor (swiftlang/swift#85668).
+    private var welcomeOutcome: Result<ServerMessage.Welcome, any Error>?
     /// The repository ``historyRepository()`` made, told about `historyUpdated`.
     private var history: RemoteHistoryRepository?
 
@@ -212,6 +217,8 @@ public actor SessionHubClient {
         if self.connection != nil { abandonConnection(reason: "replaced") }
         self.connection = connection
         let generation = nextGeneration()
+        opening = true
+        welcomeOutcome = nil
         reader = Task { [weak self] in
             for await event in connection.events {
                 switch event {
@@ -224,12 +231,32 @@ public actor SessionHubClient {
                 }
             }
         }
-        let welcome = try await withCheckedThrowingContinuation { welcomeWaiter = $0 }
+        let welcome = try await withCheckedThrowingContinuation { waiter in
+            if let outcome = welcomeOutcome {
+                welcomeOutcome = nil
+                waiter.resume(with: outcome)
+            } else {
+                welcomeWaiter = waiter
+            }
+        }
         self.welcome = welcome
         return welcome
     }
 
     private var generation = 0
+
+    /// Gives the opening connection's `welcome` (or its failure) to ``open()``, now or when it
+    /// registers its waiter.
+    private func answerWelcome(_ outcome: Result<ServerMessage.Welcome, any Error>) {
+        if let waiter = welcomeWaiter {
+            welcomeWaiter = nil
+            opening = false
+            waiter.resume(with: outcome)
+        } else if opening {
+            opening = false
+            welcomeOutcome = outcome
+        }
+    }
 
     private func nextGeneration() -> Int {
         generation += 1
@@ -244,8 +271,7 @@ public actor SessionHubClient {
         reader = nil
         _ = nextGeneration()
         let failure = SessionHubClientError.connectionClosed(code: nil, reason: reason)
-        welcomeWaiter?.resume(throwing: failure)
-        welcomeWaiter = nil
+        answerWelcome(.failure(failure))
         for waiter in book.removeAll() { waiter.resume(throwing: failure) }
         old?.close(code: .goingAway, reason: reason)
     }
@@ -604,8 +630,7 @@ public actor SessionHubClient {
         }
         switch message {
         case .welcome(let welcome) where welcome.ref == nil:
-            welcomeWaiter?.resume(returning: welcome)
-            welcomeWaiter = nil
+            answerWelcome(.success(welcome))
         case .joined(let joined):
             session = SessionModel(joined.session)
             took(joined.resumeToken)
@@ -706,9 +731,8 @@ public actor SessionHubClient {
         isInSession = false
         resendAfter = nil
         let failure = SessionHubClientError.connectionClosed(code: code, reason: reason)
-        let wasWelcomed = welcomeWaiter == nil
-        welcomeWaiter?.resume(throwing: failure)
-        welcomeWaiter = nil
+        let wasWelcomed = welcomeWaiter == nil && !opening
+        answerWelcome(.failure(failure))
         for waiter in book.removeAll() { waiter.resume(throwing: failure) }
         let dropped = droppingOnPurpose
         droppingOnPurpose = false

@@ -283,7 +283,12 @@ public actor LiveSession {
     /// again; a session that moved to another node is not ended here.
     public func end(cause: EndCause, ref: String? = nil) async {
         guard phase == .live else {
-            if phase == .ending { await withCheckedContinuation { endWaiters.append($0) } }
+            if phase == .ending {
+                await withCheckedContinuation { waiter in
+                    // Decided again here: see `acknowledgement(of:)`.
+                    if phase == .ending { endWaiters.append(waiter) } else { waiter.resume() }
+                }
+            }
             return
         }
         guard journalHealth == .healthy else {
@@ -583,11 +588,30 @@ public actor LiveSession {
     }
 
     /// Waits until broadcast `seq` was delivered (true), or the journal refused it (false).
+    ///
+    /// Whether to wait is decided inside the continuation's closure, in the same step as the
+    /// waiter is registered: Swift may run that closure as a later job of the session
+    /// (swiftlang/swift#85668: it does when the calling task prefers a task executor, as the
+    /// connection workers do), after other work queued meanwhile — the journal write completing
+    /// and delivering `seq`, say. A waiter registered on the strength of an earlier check would then
+    /// wait for a delivery that already happened, for ever.
     private func acknowledgement(of seq: Int) async -> Bool {
         await commit()
+        if let answer = acknowledgementAnswer(for: seq) { return answer }
+        return await withCheckedContinuation { waiter in
+            if let answer = acknowledgementAnswer(for: seq) {
+                waiter.resume(returning: answer)
+            } else {
+                acknowledgementWaiters.append((seq, waiter))
+            }
+        }
+    }
+
+    /// Whether broadcast `seq` was delivered (true) or will not be (false); nil while it may be.
+    private func acknowledgementAnswer(for seq: Int) -> Bool? {
         if seq <= lastDelivered { return true }
         guard journalHealth == .healthy, phase != .moved else { return false }
-        return await withCheckedContinuation { acknowledgementWaiters.append((seq, $0)) }
+        return nil
     }
 
     private func journalFailed(_ error: any Error) {
@@ -646,9 +670,21 @@ public actor LiveSession {
     /// one first (the session holds it, or moved).
     private func waitUntilDelivered() async -> Bool {
         await commit()
+        if let answer = deliveryAnswer() { return answer }
+        return await withCheckedContinuation { waiter in
+            // Decided again here: see `acknowledgement(of:)`.
+            if let answer = deliveryAnswer() { waiter.resume(returning: answer) } else { drainWaiters.append(waiter) }
+        }
+    }
+
+    /// Whether every queued broadcast was delivered (true) or one will not be (false); nil while
+    /// they may still be.
+    private func deliveryAnswer() -> Bool? {
+        // A session let go (moved) delivers nothing more, and its end must not go on.
+        if phase == .moved { return false }
         if outbox.isEmpty { return true }
         guard journalHealth == .healthy else { return false }
-        return await withCheckedContinuation { drainWaiters.append($0) }
+        return nil
     }
 
     private func drain() {
