@@ -458,6 +458,12 @@ public actor SessionHubClient {
         lineNumber += 1
         let clientId = clientId ?? idPrefix + "line-" + String(lineNumber)
         return try await withCheckedThrowingContinuation { waiter in
+            // Checked again here: the connection may have closed before this closure runs.
+            if !awaitingResume, connection == nil || !isInSession {
+                waiter.resume(throwing: connection == nil ? SessionHubClientError.notConnected
+                                                         : SessionHubClientError.wrongState("not in a session"))
+                return
+            }
             outbox.add(clientId: clientId, text: text, translation: translation, waiter: waiter)
             persist()
             if connection != nil, isInSession, !awaitingResume { send(line: clientId, text: text, translation: translation) }
@@ -579,6 +585,8 @@ public actor SessionHubClient {
         let old = connection
         connection = nil
         _ = nextGeneration()  // the old connection's close is ignored
+        // An open() still waiting for the old connection's welcome fails now, not never.
+        answerWelcome(.failure(SessionHubClientError.connectionClosed(code: nil, reason: "redirected")))
         old?.close(code: .goingAway, reason: "redirected")
         do {
             let welcome = try await open()
@@ -606,7 +614,14 @@ public actor SessionHubClient {
         let id = idPrefix + String(nextId)
         let text = ClientMessageEncoder.encode(request, id: id)
         let timeout = requestTimeout
+        let generation = self.generation
         return try await withCheckedThrowingContinuation { waiter in
+            // Checked again here: the connection may have closed (and its waiters failed) before
+            // this closure runs.
+            guard self.connection != nil, self.generation == generation else {
+                waiter.resume(throwing: SessionHubClientError.connectionClosed(code: nil, reason: "closed before the request was sent"))
+                return
+            }
             book.add(id: id, answer: answer, waiter: waiter)
             connection.send(text: text)
             Task { [weak self] in

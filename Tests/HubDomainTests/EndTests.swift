@@ -349,6 +349,27 @@ struct EndInProgressTests {
         #expect(history.saves == 1, "ended once")
     }
 
+    /// A session let go (another node owns it now) while its end is under way ends there, not
+    /// here: this node announces nothing and frees no seat.
+    @Test func anEndLetGoOfMidwayStopsThere() async throws {
+        let history = HeldHistory()
+        let clock = TestClock()
+        let ports = HubPorts(clock: clock, encoder: TestEncoder(), history: history)
+        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
+        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
+        let link = RecordingLink()
+        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: link, ref: nil)
+        let ending = Task { await session.end(cause: .hostEnded) }
+        for _ in 0..<2000 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        await session.relinquish(.moved)
+        history.release()
+        await ending.value
+        let after = await session.inspect(now: clock.now())
+        #expect(after.phase == .moved, "the end went on after the session was let go")
+        #expect(after.endStage == nil)
+        #expect(link.endSummary == nil)
+    }
+
     @Test func anOperatorSeesWhatAnEndWaitsFor() async throws {
         let history = HeldHistory()
         let clock = TestClock()
@@ -361,7 +382,7 @@ struct EndInProgressTests {
         #expect(live.journalWriteSince == nil && live.undelivered == 0)
 
         let ending = Task { await session.end(cause: .hostEnded) }
-        for _ in 0..<400 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
         let held = await session.inspect(now: clock.now())
         #expect(held.phase == .ending)
         #expect(held.endStage == .savingHistory, "the end waits for its history save")

@@ -99,6 +99,16 @@ struct SessionWaiterTests {
     @Test(arguments: 0..<4)
     func anEndRacingItsLastWriteEnds(turnsBeforeRelease: Int) async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        do {
+            try await endRacingItsLastWrite(on: group, turnsBeforeRelease: turnsBeforeRelease)
+        } catch {
+            try? await group.shutdownGracefully()
+            throw error
+        }
+        try await group.shutdownGracefully()
+    }
+
+    private func endRacingItsLastWrite(on group: MultiThreadedEventLoopGroup, turnsBeforeRelease: Int) async throws {
         let loop = group.next()
         let catalog = try ScenarioCatalog.load()
         let scenario = try #require(catalog.scenario(id: "town-hall-meeting"))
@@ -140,6 +150,5 @@ struct SessionWaiterTests {
         try #require(done.withLock { $0 }, "the end waited for a delivery that had already happened")
         try await line.value
         #expect(link.sawEnded)
-        try await group.shutdownGracefully()
     }
 }

@@ -314,6 +314,8 @@ public actor LiveSession {
         var participants: [EndedParticipant] = []
         reachEndStage(.streaks)
         let streaks = await ports.learners.streaks(userIds: seats.map(\.user.id), endingAt: endedAt)
+        // After each step: a session let go meanwhile (another node owns it now) ends there, not here.
+        guard phase == .ending else { return }
         for seat in seats {
             let streak = streaks[seat.user.id] ?? 1
             let figures = stats(for: seat, endedAt: endedAt, streak: streak)
@@ -328,18 +330,23 @@ public actor LiveSession {
                                  lines: lines, recasts: recasts, participants: participants)
         reachEndStage(.savingHistory)
         let results = await ports.history.save(ended)
+        guard phase == .ending else { return }
         // Keep the journal when the history could not even be sealed for a retry: rebuilding
         // the session after a restart is then the only way its players' work survives.
         if !results.values.contains(.error(.networkError)) {
             reachEndStage(.closingJournal)
             await ports.journal.closed(sessionId: id)
+            guard phase == .ending else { return }
         }
         var learned: [String: Set<String>] = [:]
         for participant in participants where !participant.newWords.isEmpty {
             learned[participant.userId, default: []].formUnion(participant.newWords)
         }
         reachEndStage(.recordingWords)
-        if !learned.isEmpty { await ports.learners.recordWords(learned, language: scenario.targetLanguage) }
+        if !learned.isEmpty {
+            await ports.learners.recordWords(learned, language: scenario.targetLanguage)
+            guard phase == .ending else { return }
+        }
         let summary = SessionEndSummary(cause: cause, endedAt: endedAt, durationSeconds: ended.durationSeconds,
                                         goalReached: goalReached, participants: finals, history: results, ref: ref)
         endSummary = summary
@@ -347,6 +354,7 @@ public actor LiveSession {
         enqueue(.ended(summary))
         // `ended` is not journaled: it is durable at once, so this delivers everything.
         _ = await waitUntilDelivered()
+        guard phase == .ending else { return }
         phase = .ended
         endProgress = nil
         answerEndWaiters()
