@@ -330,15 +330,33 @@ struct EndInProgressTests {
         }
     }
 
-    @Test func aSecondEndWaitsForTheOneInProgress() async throws {
+    /// Alice hosts a session whose history saves wait for ``HeldHistory/release()``.
+    struct HeldEnd {
         let history = HeldHistory()
-        let ports = HubPorts(clock: TestClock(), encoder: TestEncoder(), history: history)
-        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
-        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
+        let clock = TestClock()
         let link = RecordingLink()
-        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: link, ref: nil)
-        let first = Task { await session.end(cause: .hostEnded) }
-        for _ in 0..<400 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let session: LiveSession
+
+        init() async throws {
+            let ports = HubPorts(clock: clock, encoder: TestEncoder(), history: history)
+            let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
+            let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
+            session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: link, ref: nil)
+        }
+
+        /// Starts an end and returns once it waits in its history save.
+        func endUntilSaving() async throws -> Task<Void, Never> {
+            let session = session
+            let ending = Task { await session.end(cause: .hostEnded) }
+            for _ in 0..<2000 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            return ending
+        }
+    }
+
+    @Test func aSecondEndWaitsForTheOneInProgress() async throws {
+        let held = try await HeldEnd()
+        let (history, link, session) = (held.history, held.link, held.session)
+        let first = try await held.endUntilSaving()
         #expect(history.saves == 1)
         let second = Task { await session.end(cause: .serverShutdown); return link.endSummary != nil }
         try await Task.sleep(for: .milliseconds(50))
@@ -352,41 +370,30 @@ struct EndInProgressTests {
     /// A session let go (another node owns it now) while its end is under way ends there, not
     /// here: this node announces nothing and frees no seat.
     @Test func anEndLetGoOfMidwayStopsThere() async throws {
-        let history = HeldHistory()
-        let clock = TestClock()
-        let ports = HubPorts(clock: clock, encoder: TestEncoder(), history: history)
-        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
-        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
-        let link = RecordingLink()
-        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: link, ref: nil)
-        let ending = Task { await session.end(cause: .hostEnded) }
-        for _ in 0..<2000 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let held = try await HeldEnd()
+        let session = held.session
+        let ending = try await held.endUntilSaving()
         await session.relinquish(.moved)
-        history.release()
+        held.history.release()
         await ending.value
-        let after = await session.inspect(now: clock.now())
+        let after = await session.inspect(now: held.clock.now())
         #expect(after.phase == .moved, "the end went on after the session was let go")
         #expect(after.endStage == nil)
-        #expect(link.endSummary == nil)
+        #expect(held.link.endSummary == nil)
     }
 
     @Test func anOperatorSeesWhatAnEndWaitsFor() async throws {
-        let history = HeldHistory()
-        let clock = TestClock()
-        let ports = HubPorts(clock: clock, encoder: TestEncoder(), history: history)
-        let scenario = Fixtures.scenario(goalLines: 100, maxPlayers: 4)
-        let hub = Hub(catalog: ScenarioCatalog([scenario]), configuration: HubConfiguration(), ports: ports)
-        let session = try await hub.host(user: Users.alice, scenarioId: scenario.id, maxPlayers: nil, link: RecordingLink(), ref: nil)
+        let held = try await HeldEnd()
+        let (history, clock, session) = (held.history, held.clock, held.session)
         let live = await session.inspect(now: clock.now())
         #expect(live.phase == .live && live.endStage == nil && live.endStageSince == nil)
         #expect(live.journalWriteSince == nil && live.undelivered == 0)
 
-        let ending = Task { await session.end(cause: .hostEnded) }
-        for _ in 0..<2000 where history.saves == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        let held = await session.inspect(now: clock.now())
-        #expect(held.phase == .ending)
-        #expect(held.endStage == .savingHistory, "the end waits for its history save")
-        #expect(held.endStageSince != nil)
+        let ending = try await held.endUntilSaving()
+        let saving = await session.inspect(now: clock.now())
+        #expect(saving.phase == .ending)
+        #expect(saving.endStage == .savingHistory, "the end waits for its history save")
+        #expect(saving.endStageSince != nil)
         history.release()
         await ending.value
         let over = await session.inspect(now: clock.now())
