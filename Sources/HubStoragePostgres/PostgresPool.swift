@@ -29,6 +29,17 @@ public final class PostgresPool: Sendable {
     /// (``PostgresJournal/defaultCommitsInFlight``).
     public static let journalConnections = PostgresJournal.defaultCommitsInFlight
 
+    /// Settings of the journal's connections, sent when each connects.
+    ///
+    /// `plan_cache_mode=force_generic_plan`: the group-commit insert (``JournalInsertStatement``)
+    /// is prepared once per connection, but PostgreSQL's default (`auto`) compares each call's
+    /// custom plan — costed for the batch's actual array length, usually one row — with the
+    /// generic one costed for ten, finds the custom one cheaper every time and plans the insert
+    /// anew on every commit. Both plans have the same shape (the batch's rows, each joined with
+    /// its session by primary key); planning was most of PostgreSQL's time per commit (3.9 s of
+    /// planning against 2.1 s of execution over 21,000 commits in the cluster benchmark).
+    static let journalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+
     private init(url: PostgresURL, client: PostgresClient, journalClient: PostgresClient, logger: Logger,
                  runner: Task<Void, Never>) {
         self.url = url
@@ -62,6 +73,7 @@ public final class PostgresPool: Sendable {
         var journal = configuration
         journal.options.minimumConnections = journalConnections
         journal.options.maximumConnections = journalConnections
+        journal.options.additionalStartupParameters = journalStartupParameters
         let client = PostgresClient(configuration: configuration, eventLoopGroup: eventLoopGroup, backgroundLogger: quiet(logger))
         let journalClient = PostgresClient(configuration: journal, eventLoopGroup: eventLoopGroup, backgroundLogger: quiet(logger))
         let runner = Task {

@@ -142,4 +142,32 @@ struct PostgresJournalTests {
             await #expect(throws: JournalFailure.self) { try await journal.append(Self.entry("s1", 1)) }
         }
     }
+
+    @Test("The journal's commits reuse one generic plan: their connections plan the insert once, not on every commit")
+    func commitsAreNotReplanned() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let journal = PostgresJournal(pool: pool, nodeId: "n1", commitsInFlight: 1)
+            try await journal.opened(Self.header("s1"))
+            for seq in 1...12 { try await journal.append(Self.entry("s1", seq)) }
+            var modes: [String] = []
+            for try await mode in try await pool.journalClient.query("SHOW plan_cache_mode", logger: pool.logger).decode(String.self) {
+                modes.append(mode)
+            }
+            #expect(modes == ["force_generic_plan"])
+            // The same statement on a general connection is left to PostgreSQL's default.
+            var general: [String] = []
+            for try await mode in try await pool.client.query("SHOW plan_cache_mode", logger: pool.logger).decode(String.self) {
+                general.append(mode)
+            }
+            #expect(general == ["auto"])
+            // Where the insert was prepared, it was never given a custom plan.
+            let plans = try await pool.journalClient.query("""
+                SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO journal%'
+                """, logger: pool.logger)
+            for try await (custom, generic) in plans.decode((Int64, Int64).self) {
+                #expect(custom == 0)
+                #expect(generic >= 1)
+            }
+        }
+    }
 }
