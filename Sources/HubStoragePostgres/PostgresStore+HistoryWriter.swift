@@ -5,12 +5,13 @@ import PostgresNIO
 extension PostgresStore: HistoryWriter {
     /// Saves an ended session in one transaction, as ``SQLiteStore/save(_:)`` does (progress for
     /// everyone, history for premium participants, the journal closed), provided this node still
-    /// owns the session. When the transaction fails (or another node owns the session now),
+    /// owns the session; at most ``defaultHistoryWritesInFlight`` (or what the store was given)
+    /// at once on this node, the others waiting their turn. When the transaction fails (or another node owns the session now),
     /// everyone is answered `.error(.networkError)` and nothing is kept; a failure (not a lost
     /// ownership) is retried by ``retrySealed()``.
     public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         do {
-            return try await pool.transaction { db in try await self.apply(session, db) }
+            return try await historyGate.run { try await pool.transaction { db in try await self.apply(session, db) } }
         } catch {
             if case JournalFailure.fenced? = error as? JournalFailure {
                 logger.warning("history not written: another node owns the session", metadata: ["session": "\(session.sessionId)"])
@@ -32,7 +33,7 @@ extension PostgresStore: HistoryWriter {
         var written = 0
         for session in takeUnsealed() {
             do {
-                _ = try await pool.transaction { db in try await self.apply(session, db) }
+                _ = try await historyGate.run { try await pool.transaction { db in try await self.apply(session, db) } }
                 written += 1
             } catch {
                 if case JournalFailure.fenced? = error as? JournalFailure { continue }

@@ -19,11 +19,27 @@ public final class PostgresStore: Sendable {
     var logger: Logger { pool.logger }
     private let unsealed = Mutex<[EndedSession]>([])
     private let learnerFailures = Atomic<Int>(0)
+    /// Every ended session's write (``save(_:)``, ``retrySealed()``) passes through it.
+    let historyGate: WriteGate
+
+    /// How many ended sessions a node writes at once unless told otherwise.
+    ///
+    /// An ended session's write is the heaviest work a node gives PostgreSQL (a dozen statements,
+    /// a review row per word per learner: about 300 rows for four players). When a wave of
+    /// sessions ends together, writing them all at once fills both cores of a small machine with
+    /// PostgreSQL backends, and the journal commits of the sessions still playing — every line's
+    /// latency — wait behind them. Two at a time keeps a wave moving (each write takes a few
+    /// milliseconds) without that; players of an ended session wait for their `ended` a little
+    /// longer during a wave, never their lines.
+    public static let defaultHistoryWritesInFlight = 2
 
     /// A store on `pool` for node `nodeId`.
-    public init(pool: PostgresPool, nodeId: String) {
+    /// - Parameter historyWritesInFlight: the most ended sessions written at once (at least 1).
+    public init(pool: PostgresPool, nodeId: String,
+                historyWritesInFlight: Int = PostgresStore.defaultHistoryWritesInFlight) {
         self.pool = pool
         self.nodeId = nodeId
+        self.historyGate = WriteGate(limit: historyWritesInFlight)
     }
 
     /// Ended sessions waiting in memory for a history write.
