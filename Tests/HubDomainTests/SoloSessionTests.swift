@@ -139,6 +139,39 @@ struct SoloSessionTests {
         #expect(await h.hub.session(of: Users.carol.id) == nil)
     }
 
+    @Test("Creations in flight count against the limit: concurrent starts cannot pass it while they wait to be listed")
+    func concurrentCreationsStayWithinTheLimit() async throws {
+        var configuration = HubConfiguration()
+        configuration.maxLiveSessions = 2
+        let directory = HeldDirectory()
+        let h = Harness(configuration: configuration, directory: directory)
+        let users = [Users.alice, Users.bob, Users.carol]
+        func waitFor(milliseconds: Int = 5_000, _ condition: () -> Bool) async throws {
+            for _ in 0..<milliseconds where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        let carol = try await withThrowingTaskGroup(of: (String, HubError.Code?).self) { group in
+            for user in users.prefix(2) {
+                group.addTask { (user.id, await errorCode { _ = try await h.solo(user) }) }
+            }
+            // Both wait in the directory, past the hub's check; a third start is refused at once
+            // (were it let through, it would wait in the directory too).
+            try await waitFor { directory.waiting == 2 }
+            #expect(directory.waiting == 2)
+            group.addTask { (Users.carol.id, await errorCode { _ = try await h.solo(Users.carol) }) }
+            try await waitFor(milliseconds: 300) { directory.waiting == 3 }
+            #expect(directory.waiting == 2)
+            directory.open()
+            var codes: [String: HubError.Code?] = [:]
+            for try await (user, code) in group { codes[user] = code }
+            #expect(codes[Users.alice.id] == .some(nil))
+            #expect(codes[Users.bob.id] == .some(nil))
+            return codes[Users.carol.id] ?? nil
+        }
+        #expect(carol == .hubFull)
+        #expect(await h.hub.liveSessionCount <= 2)
+        #expect(await h.hub.session(of: Users.carol.id) == nil)
+    }
+
     @Test func tickBroadcastsChangedStatsOnce() async throws {
         let h = Harness()
         let alice = try await h.solo()

@@ -10,6 +10,9 @@ public actor Hub {
 
     private var sessions: [String: LiveSession] = [:]
     private var codes: [String: String] = [:]
+    /// Sessions being created: counted against ``HubConfiguration/maxLiveSessions`` from the
+    /// check on, since a creation waits (for the seat and the directory) before it is listed.
+    private var creating = 0
     /// userId → sessionId, for every seat held (connected or in its grace window) and for
     /// requests in flight.
     private var membership: [String: String] = [:]
@@ -328,9 +331,11 @@ public actor Hub {
 
     private func create(scenario: Scenario, shared: Bool, maxPlayers: Int, for user: HubUser,
                         near link: any ParticipantLink) async throws(HubError) -> LiveSession {
-        guard sessions.count < configuration.maxLiveSessions else {
+        guard sessions.count + creating < configuration.maxLiveSessions else {
             throw HubError(.hubFull, "the hub holds its maximum of \(configuration.maxLiveSessions) live sessions")
         }
+        creating += 1
+        defer { creating -= 1 }
         let id = SecureToken.hex128()
         try await reserve(user.id, for: id)
         // A join code is unique in the cluster: the directory refuses one that another open
