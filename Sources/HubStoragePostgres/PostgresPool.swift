@@ -29,7 +29,8 @@ public final class PostgresPool: Sendable {
     /// (``PostgresJournal/defaultCommitsInFlight``).
     public static let journalConnections = PostgresJournal.defaultCommitsInFlight
 
-    /// Settings of the journal's connections, sent when each connects.
+    /// Settings of the journal's connections, sent when each connects (PostgreSQL 12 or later;
+    /// behind PgBouncer, list `plan_cache_mode` in its `ignore_startup_parameters`).
     ///
     /// `plan_cache_mode=force_generic_plan`: the group-commit insert (``JournalInsertStatement``)
     /// is prepared once per connection, but PostgreSQL's default (`auto`) compares each call's
@@ -85,7 +86,12 @@ public final class PostgresPool: Sendable {
         let database = PostgresPool(url: url, client: client, journalClient: journalClient, logger: logger, runner: runner)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await client.query("SELECT 1", logger: logger) }
+                group.addTask {
+                    try await client.query("SELECT 1", logger: logger)
+                    // The journal's connections too, with their own settings: a server or a
+                    // proxy that refuses them fails the start here, not every append later.
+                    try await journalClient.query("SHOW plan_cache_mode", logger: logger)
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     throw StorageError("no answer within \(timeout)")

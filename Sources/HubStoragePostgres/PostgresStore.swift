@@ -28,9 +28,10 @@ public final class PostgresStore: Sendable {
     /// a review row per word per learner: about 300 rows for four players). When a wave of
     /// sessions ends together, writing them all at once fills both cores of a small machine with
     /// PostgreSQL backends, and the journal commits of the sessions still playing — every line's
-    /// latency — wait behind them. Two at a time keeps a wave moving (each write takes a few
-    /// milliseconds) without that; players of an ended session wait for their `ended` a little
-    /// longer during a wave, never their lines.
+    /// latency — compete with them. Two at a time keeps a wave moving (each write takes a few
+    /// milliseconds) with less of that (a modest gain in alternated runs: docs/CLUSTER.md);
+    /// players of an ended session wait for their `ended` a little longer during a wave, never
+    /// their lines.
     public static let defaultHistoryWritesInFlight = 2
 
     /// A store on `pool` for node `nodeId`.

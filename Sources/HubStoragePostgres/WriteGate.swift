@@ -62,8 +62,10 @@ final class WriteGate: Sendable {
             // The turn passes straight to the first waiter: `running` stays as it is.
             let next = state.waiters[state.head]
             state.head += 1
-            if state.head == state.waiters.count {
-                state.waiters.removeAll(keepingCapacity: true)
+            // Served entries are dropped once they are half the array, so a queue that never
+            // empties does not grow with every write it has served.
+            if state.head * 2 >= state.waiters.count {
+                state.waiters.removeFirst(state.head)
                 state.head = 0
             }
             return next

@@ -158,7 +158,7 @@ struct SoloSessionTests {
             try await waitFor { directory.waiting == 2 }
             #expect(directory.waiting == 2)
             group.addTask { (Users.carol.id, await errorCode { _ = try await h.solo(Users.carol) }) }
-            try await waitFor(milliseconds: 300) { directory.waiting == 3 }
+            try await waitFor(milliseconds: 100) { directory.waiting == 3 }
             #expect(directory.waiting == 2)
             directory.open()
             var codes: [String: HubError.Code?] = [:]

@@ -3,6 +3,7 @@ import HubDomain
 @testable import HubStorage
 @testable import HubStoragePostgres
 import PostgresNIO
+import Synchronization
 import Testing
 
 /// The PostgreSQL journal: group commit, fencing by owner and epoch, idempotent retries, and
@@ -160,14 +161,37 @@ struct PostgresJournalTests {
                 general.append(mode)
             }
             #expect(general == ["auto"])
-            // Where the insert was prepared, it was never given a custom plan.
-            let plans = try await pool.journalClient.query("""
-                SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO journal%'
-                """, logger: pool.logger)
-            for try await (custom, generic) in plans.decode((Int64, Int64).self) {
-                #expect(custom == 0)
-                #expect(generic >= 1)
+            // Where the insert was prepared, it was never given a custom plan. Every journal
+            // connection is held at once, so each is asked (the view shows its own connection's).
+            final class Leased: Sendable {
+                let count = Atomic<Int>(0)
             }
+            let leased = Leased()
+            let connections = PostgresPool.journalConnections
+            var custom: Int64 = 0, generic: Int64 = 0, prepared = 0
+            try await withThrowingTaskGroup(of: (Int64, Int64, Int).self) { group in
+                for _ in 0..<connections {
+                    group.addTask {
+                        try await pool.journalClient.withConnection { connection in
+                            leased.count.add(1, ordering: .relaxed)
+                            for _ in 0..<5_000 where leased.count.load(ordering: .relaxed) < connections {
+                                try await Task.sleep(for: .milliseconds(1))
+                            }
+                            var found: (Int64, Int64, Int) = (0, 0, 0)
+                            let rows = try await connection.query("""
+                                SELECT custom_plans, generic_plans FROM pg_prepared_statements WHERE statement LIKE '%INSERT INTO journal%'
+                                """, logger: pool.logger)
+                            for try await (c, g) in rows.decode((Int64, Int64).self) { found = (found.0 + c, found.1 + g, found.2 + 1) }
+                            return found
+                        }
+                    }
+                }
+                for try await (c, g, n) in group { custom += c; generic += g; prepared += n }
+            }
+            #expect(leased.count.load(ordering: .relaxed) == connections)
+            #expect(prepared >= 1)
+            #expect(custom == 0)
+            #expect(generic >= 1)
         }
     }
 }
