@@ -156,16 +156,9 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
     }
 
     public func claimSessions(limit: Int) async throws -> [SessionHeader] {
-        let rows = try await pool.client.query("""
-            UPDATE sessions s SET owner_node = \(nodeId), epoch = s.epoch + 1
-            FROM (SELECT session_id FROM sessions
-                  WHERE open AND (owner_node IS NULL OR owner_node IN (SELECT node_id FROM nodes WHERE dead))
-                  ORDER BY started_at LIMIT \(limit) FOR UPDATE SKIP LOCKED) c
-            WHERE s.session_id = c.session_id
-            RETURNING s.session_id, s.epoch, s.header
-            """, logger: logger)
         var claimed: [SessionHeader] = []
-        for try await (sessionId, epoch, header) in rows.decode((String, Int64, String).self) {
+        for row in try await pool.client.rows(of: PreparedQuery<ClaimSessions>(nodeId, limit), logger: logger) {
+            let (sessionId, epoch, header) = try row.decode((String, Int64, String).self)
             journal.hold(sessionId, epoch: epoch)
             claimed.append(try PostgresStore.decode(SessionHeader.self, json: header))
         }
@@ -216,65 +209,106 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
 
     public func register(_ header: SessionHeader) async throws -> Bool {
         let body = try PostgresStore.json(header)
-        let rows = try await pool.client.query("""
-            INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
-            VALUES (\(header.sessionId), \(header.joinCode), \(nodeId), 1, true, \(header.startedAt), \(body))
-            ON CONFLICT DO NOTHING RETURNING 1
-            """, logger: logger)
-        var listed = false
-        for try await _ in rows { listed = true }
+        let rows = try await pool.client.rows(of: PreparedQuery<RegisterSession>(
+            header.sessionId, header.joinCode, nodeId, header.startedAt, body), logger: logger)
+        let listed = !rows.isEmpty
         if listed { journal.hold(header.sessionId, epoch: 1) }
         return listed
     }
 
     public func locate(joinCode: String) async throws -> SessionPlacement? {
-        try await placement("""
-            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM sessions s
-            LEFT JOIN nodes n ON n.node_id = s.owner_node
-            WHERE s.open AND s.join_code = \(joinCode)
-            """)
+        try placement(await pool.client.rows(of: PreparedQuery<LocateByJoinCode>(joinCode), logger: logger))
     }
 
     public func locate(sessionId: String) async throws -> SessionPlacement? {
-        try await placement("""
-            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM sessions s
-            LEFT JOIN nodes n ON n.node_id = s.owner_node
-            WHERE s.open AND s.session_id = \(sessionId)
-            """)
+        try placement(await pool.client.rows(of: PreparedQuery<LocateBySessionId>(sessionId), logger: logger))
     }
 
     public func seat(of userId: String) async throws -> SessionPlacement? {
-        try await placement("""
-            SELECT s.session_id, n.node_id, n.public_url, n.internal_url, n.dead FROM seats st
-            JOIN sessions s ON s.session_id = st.session_id AND s.open
-            LEFT JOIN nodes n ON n.node_id = s.owner_node
-            WHERE st.user_id = \(userId)
-            """)
+        try placement(await pool.client.rows(of: PreparedQuery<LocateSeat>(userId), logger: logger))
     }
 
     public func reserveSeat(userId: String, sessionId: String) async throws -> SessionPlacement? {
         // Taken unless the user's current seat is in another open session.
-        let rows = try await pool.client.query("""
-            INSERT INTO seats (user_id, session_id) VALUES (\(userId), \(sessionId))
-            ON CONFLICT (user_id) DO UPDATE SET session_id = excluded.session_id
-            WHERE seats.session_id = excluded.session_id
-               OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = seats.session_id AND s.open)
-            RETURNING 1
-            """, logger: logger)
-        for try await _ in rows { return nil }
+        let taken = try await pool.client.rows(of: PreparedQuery<ReserveSeat>(userId, sessionId), logger: logger)
+        guard taken.isEmpty else { return nil }
         return try await seat(of: userId) ?? SessionPlacement(sessionId: "", owner: nil)
     }
 
     public func releaseSeat(userId: String, sessionId: String) async throws {
-        try await pool.client.query("DELETE FROM seats WHERE user_id = \(userId) AND session_id = \(sessionId)", logger: logger)
+        _ = try await pool.client.rows(of: PreparedQuery<ReleaseSeat>(userId, sessionId), logger: logger)
     }
 
-    private func placement(_ query: PostgresQuery) async throws -> SessionPlacement? {
-        let rows = try await pool.client.query(query, logger: logger)
-        for try await (sessionId, node, url, internalURL, dead) in rows.decode((String, String?, String?, String?, Bool?).self) {
-            guard let node, let url, dead == false else { return SessionPlacement(sessionId: sessionId, owner: nil) }
-            return SessionPlacement(sessionId: sessionId, owner: NodeLocation(nodeId: node, publicURL: url, internalURL: internalURL))
-        }
-        return nil
+    /// Decodes the first row of a query of `placementColumns`.
+    private func placement(_ rows: [PostgresRow]) throws -> SessionPlacement? {
+        guard let row = rows.first else { return nil }
+        let (sessionId, node, url, internalURL, dead) = try row.decode((String, String?, String?, String?, Bool?).self)
+        guard let node, let url, dead == false else { return SessionPlacement(sessionId: sessionId, owner: nil) }
+        return SessionPlacement(sessionId: sessionId, owner: NodeLocation(nodeId: node, publicURL: url, internalURL: internalURL))
+    }
+
+    // MARK: Statements (prepared: every session start, join, resume and leave runs them)
+
+    private static let placementColumns = "s.session_id, n.node_id, n.public_url, n.internal_url, n.dead"
+
+    private enum RegisterSession: PreparedSQL {
+        static let sql = """
+            INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+            VALUES ($1, $2, $3, 1, true, $4, $5)
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+    }
+
+    private enum LocateByJoinCode: PreparedSQL {
+        static let sql = """
+            SELECT \(PostgresClusterNode.placementColumns) FROM sessions s
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE s.open AND s.join_code = $1
+            """
+    }
+
+    private enum LocateBySessionId: PreparedSQL {
+        static let sql = """
+            SELECT \(PostgresClusterNode.placementColumns) FROM sessions s
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE s.open AND s.session_id = $1
+            """
+    }
+
+    private enum LocateSeat: PreparedSQL {
+        static let sql = """
+            SELECT \(PostgresClusterNode.placementColumns) FROM seats st
+            JOIN sessions s ON s.session_id = st.session_id AND s.open
+            LEFT JOIN nodes n ON n.node_id = s.owner_node
+            WHERE st.user_id = $1
+            """
+    }
+
+    /// The seat of $1 becomes session $2's, unless it is in another open session.
+    private enum ReserveSeat: PreparedSQL {
+        static let sql = """
+            INSERT INTO seats (user_id, session_id) VALUES ($1, $2)
+            ON CONFLICT (user_id) DO UPDATE SET session_id = excluded.session_id
+            WHERE seats.session_id = excluded.session_id
+               OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = seats.session_id AND s.open)
+            RETURNING 1
+            """
+    }
+
+    /// Up to $2 open sessions without a live owner become node $1's, at the next epoch
+    /// (prepared: every survivor runs it every heartbeat).
+    private enum ClaimSessions: PreparedSQL {
+        static let sql = """
+            UPDATE sessions s SET owner_node = $1, epoch = s.epoch + 1
+            FROM (SELECT session_id FROM sessions
+                  WHERE open AND (owner_node IS NULL OR owner_node IN (SELECT node_id FROM nodes WHERE dead))
+                  ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED) c
+            WHERE s.session_id = c.session_id
+            RETURNING s.session_id, s.epoch, s.header
+            """
+    }
+
+    private enum ReleaseSeat: PreparedSQL {
+        static let sql = "DELETE FROM seats WHERE user_id = $1 AND session_id = $2"
     }
 }

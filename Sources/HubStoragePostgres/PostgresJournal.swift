@@ -88,13 +88,10 @@ public final class PostgresJournal: RecoverableJournal {
     public func opened(_ header: SessionHeader) async throws {
         do {
             let body = try PostgresStore.json(header)
-            let rows = try await pool.client.query("""
-                INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
-                VALUES (\(header.sessionId), \(header.joinCode), \(nodeId), 1, true, \(header.startedAt), \(body))
-                ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id
-                RETURNING owner_node, epoch
-                """, logger: pool.logger)
-            for try await (owner, epoch) in rows.decode((String?, Int64).self) {
+            let rows = try await pool.client.rows(of: PreparedQuery<OpenSession>(
+                header.sessionId, header.joinCode, nodeId, header.startedAt, body), logger: pool.logger)
+            for row in rows {
+                let (owner, epoch) = try row.decode((String?, Int64).self)
                 let held = heldEpoch(header.sessionId)
                 guard owner == nodeId, held == nil || held == epoch else {
                     throw JournalFailure.fenced(sessionId: header.sessionId)
@@ -136,11 +133,7 @@ public final class PostgresJournal: RecoverableJournal {
         do {
             // After a history write (which closed the session in its own transaction) there is
             // nothing to do: one read says so, without a transaction or a commit.
-            let open = try await pool.client.query("""
-                SELECT 1 FROM sessions WHERE session_id = \(sessionId) AND owner_node = \(nodeId) AND open
-                """, logger: pool.logger)
-            var isOpen = false
-            for try await _ in open { isOpen = true }
+            let isOpen = try await !pool.client.rows(of: PreparedQuery<IsOpenHere>(sessionId, nodeId), logger: pool.logger).isEmpty
             guard isOpen else { return }
             try await pool.transaction { db in
                 try await Self.close(sessionId, node: nodeId, db, logger: pool.logger)
@@ -162,17 +155,41 @@ public final class PostgresJournal: RecoverableJournal {
     static func close(_ sessionId: String, node: String, _ db: PostgresConnection, logger: Logger,
                       rowLocked: Bool = false) async throws {
         if !rowLocked {
-            try await db.query("SELECT 1 FROM sessions WHERE session_id = \(sessionId) FOR UPDATE", logger: logger)
+            _ = try await db.rows(of: PreparedQuery<LockSession>(sessionId), logger: logger)
         }
-        try await db.query("""
+        _ = try await db.rows(of: PreparedQuery<CloseSession>(sessionId, node), logger: logger)
+    }
+
+    // MARK: Statements (prepared: every session's start and end runs them)
+
+    private enum OpenSession: PreparedSQL {
+        static let sql = """
+            INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+            VALUES ($1, $2, $3, 1, true, $4, $5)
+            ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id
+            RETURNING owner_node, epoch
+            """
+    }
+
+    private enum IsOpenHere: PreparedSQL {
+        static let sql = "SELECT 1 FROM sessions WHERE session_id = $1 AND owner_node = $2 AND open"
+    }
+
+    private enum LockSession: PreparedSQL {
+        static let sql = "SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE"
+    }
+
+    /// Closes session $1 if node $2 owns it and it is open, with its journal and seats.
+    private enum CloseSession: PreparedSQL {
+        static let sql = """
             WITH closed AS (
-                UPDATE sessions SET open = false WHERE session_id = \(sessionId) AND owner_node = \(node) AND open
+                UPDATE sessions SET open = false WHERE session_id = $1 AND owner_node = $2 AND open
                 RETURNING session_id
             ), journal_gone AS (
                 DELETE FROM journal WHERE session_id IN (SELECT session_id FROM closed)
             )
             DELETE FROM seats WHERE session_id IN (SELECT session_id FROM closed)
-            """, logger: logger)
+            """
     }
 
     // MARK: RecoverableJournal

@@ -50,9 +50,8 @@ extension PostgresStore: HistoryWriter {
     /// (``addToProgress(_:_:session:vocabulary:logger:)``), the premium participants' history
     /// entries, and the session closed with its journal and seats.
     func apply(_ session: EndedSession, _ db: PostgresConnection) async throws -> [String: HistoryWriteResult] {
-        let owners = try await db.query("SELECT owner_node FROM sessions WHERE session_id = \(session.sessionId) FOR UPDATE",
-                                        logger: logger)
-        for try await owner in owners.decode(String?.self) where owner != nodeId {
+        for row in try await db.rows(of: PreparedQuery<LockOwner>(session.sessionId), logger: logger)
+        where try row.decode(String?.self) != nodeId {
             throw JournalFailure.fenced(sessionId: session.sessionId)
         }
         // A user holds one seat (should one appear twice, their first row counts). Ids in byte
@@ -107,5 +106,10 @@ extension PostgresStore: HistoryWriter {
         // The session is in history now: it is closed, with its journal and seats, in the same transaction.
         try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger, rowLocked: true)
         return results
+    }
+
+    /// The owner of session $1, its row locked for the write (prepared: every ended session).
+    private enum LockOwner: PreparedSQL {
+        static let sql = "SELECT owner_node FROM sessions WHERE session_id = $1 FOR UPDATE"
     }
 }

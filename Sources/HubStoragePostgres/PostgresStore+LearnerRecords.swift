@@ -5,10 +5,10 @@ import PostgresNIO
 extension PostgresStore: LearnerRecords {
     public func knownWords(userId: String, language: String) async -> Set<String> {
         do {
-            let rows = try await pool.client.query(
-                "SELECT word FROM known_words WHERE user_id = \(userId) AND language = \(language)", logger: logger)
             var words = Set<String>()
-            for try await word in rows.decode(String.self) { words.insert(word) }
+            for row in try await pool.client.rows(of: PreparedQuery<KnownWords>(userId, language), logger: logger) {
+                words.insert(try row.decode(String.self))
+            }
             return words
         } catch {
             noteLearnerFailure(error)
@@ -43,17 +43,11 @@ extension PostgresStore: LearnerRecords {
         let day = UTCCalendar.day(ofEpochMs: now)
         var streaks: [String: Int] = [:]
         do {
-            let rows = try await pool.client.query("""
-                WITH added AS (
-                    INSERT INTO session_days (user_id, day) SELECT u, \(day) FROM unnest(\(users)::text[]) AS u
-                    ON CONFLICT DO NOTHING
-                )
-                SELECT user_id, day FROM session_days WHERE user_id = ANY(\(users)::text[]) AND day <= \(day)
-                UNION SELECT u, \(day) FROM unnest(\(users)::text[]) AS u
-                ORDER BY 1, 2 DESC
-                """, logger: logger)
             var days: [String: [Int64]] = [:]
-            for try await (userId, met) in rows.decode((String, Int64).self) { days[userId, default: []].append(met) }
+            for row in try await pool.client.rows(of: PreparedQuery<AddSessionDay>(day, users), logger: logger) {
+                let (userId, met) = try row.decode((String, Int64).self)
+                days[userId, default: []].append(met)
+            }
             for userId in users {
                 streaks[userId] = max(1, ProgressRules.consecutiveDays(days[userId] ?? [], endingAt: day))
             }
@@ -62,5 +56,25 @@ extension PostgresStore: LearnerRecords {
             for userId in users { streaks[userId] = 1 }
         }
         return streaks
+    }
+
+    // MARK: Statements (prepared: every player's join and every ended session runs them)
+
+    private enum KnownWords: PreparedSQL {
+        static let sql = "SELECT word FROM known_words WHERE user_id = $1 AND language = $2"
+    }
+
+    /// Day $1 recorded for users $2, and their days up to it read back (with $1 itself: the
+    /// read cannot see the insert's rows).
+    private enum AddSessionDay: PreparedSQL {
+        static let sql = """
+            WITH added AS (
+                INSERT INTO session_days (user_id, day) SELECT u, $1 FROM unnest($2::text[]) AS u
+                ON CONFLICT DO NOTHING
+            )
+            SELECT user_id, day FROM session_days WHERE user_id = ANY($2::text[]) AND day <= $1
+            UNION SELECT u, $1 FROM unnest($2::text[]) AS u
+            ORDER BY 1, 2 DESC
+            """
     }
 }

@@ -52,19 +52,22 @@ extension PostgresStore: ProgressRepository {
     /// Decodes rows of ``progressColumns``.
     static func progressRows(_ rows: PostgresRowSequence) async throws -> [(row: ProgressRow, dailyGoalMinutes: Int)] {
         var result: [(ProgressRow, Int)] = []
-        for try await (user, lang, total, weekly, level, current, longest, last, sessions, solo, multi, minutes, repairs,
-                       help, wins, week, todayDay, todaySeconds, goal)
-            in rows.decode((String, String, Int, Int, Int, Int, Int, String?, Int, Int, Int, Int, Int, Int, Int, Int64?,
-                            Int64?, Int64, Int).self) {
-            let progress = UserProgress(userId: user, language: lang, totalXP: total, weeklyXP: weekly, currentLevel: level,
-                                        currentStreak: current, longestStreak: longest, lastActivityDate: last,
-                                        totalSessions: sessions, soloSessions: solo, multiplayerSessions: multi,
-                                        totalMinutesPlayed: minutes, successfulRepairs: repairs, helpGiven: help,
-                                        teamWins: wins, dailyGoalMinutes: goal)
-            result.append((ProgressRow(progress: progress, weekStart: week, todayDay: todayDay,
-                                       todaySeconds: Int(todaySeconds)), goal))
-        }
+        for try await row in rows { result.append(try progressRow(row)) }
         return result
+    }
+
+    /// Decodes one row of ``progressColumns``.
+    static func progressRow(_ row: PostgresRow) throws -> (row: ProgressRow, dailyGoalMinutes: Int) {
+        let (user, lang, total, weekly, level, current, longest, last, sessions, solo, multi, minutes, repairs,
+             help, wins, week, todayDay, todaySeconds, goal)
+            = try row.decode((String, String, Int, Int, Int, Int, Int, String?, Int, Int, Int, Int, Int, Int, Int, Int64?,
+                              Int64?, Int64, Int).self)
+        let progress = UserProgress(userId: user, language: lang, totalXP: total, weeklyXP: weekly, currentLevel: level,
+                                    currentStreak: current, longestStreak: longest, lastActivityDate: last,
+                                    totalSessions: sessions, soloSessions: solo, multiplayerSessions: multi,
+                                    totalMinutesPlayed: minutes, successfulRepairs: repairs, helpGiven: help,
+                                    teamWins: wins, dailyGoalMinutes: goal)
+        return (ProgressRow(progress: progress, weekStart: week, todayDay: todayDay, todaySeconds: Int(todaySeconds)), goal)
     }
 
     /// Per language: words met, learned, due (as of `now`, else as of the language's last
@@ -115,14 +118,11 @@ extension PostgresStore: ProgressRepository {
         try await db.query("""
             INSERT INTO session_days (user_id, day) SELECT u, \(day) FROM unnest(\(userIds)::text[]) AS u ON CONFLICT DO NOTHING
             """, logger: logger)
-        let rows = try await db.query("""
-            SELECT \(unescaped: progressColumns)
-            FROM progress p LEFT JOIN users u ON u.id = p.user_id
-            WHERE (p.user_id, p.language) IN (SELECT * FROM unnest(\(userIds)::text[], \(languages)::text[]))
-            ORDER BY p.user_id COLLATE "C", p.language FOR UPDATE OF p
-            """, logger: logger)
         var stored: [String: ProgressRow] = [:]
-        for entry in try await progressRows(rows) { stored[entry.row.progress.userId] = entry.row }
+        for row in try await db.rows(of: PreparedQuery<LockProgress>(userIds, languages), logger: logger) {
+            let entry = try progressRow(row)
+            stored[entry.row.progress.userId] = entry.row
+        }
         let days = try await sessionDays(db, userIds: userIds, logger: logger)
         let updated = learners.map { learner in
             ProgressRules.adding(session, learner.participant, userId: learner.userId, language: learner.language,
@@ -199,10 +199,27 @@ extension PostgresStore: ProgressRepository {
     /// The session days of `userIds`, newest first per user.
     static func sessionDays(_ db: PostgresConnection, userIds: [String], logger: Logger) async throws -> [String: [Int64]] {
         var days: [String: [Int64]] = [:]
-        let rows = try await db.query("""
-            SELECT user_id, day FROM session_days WHERE user_id = ANY(\(userIds)::text[]) ORDER BY user_id, day DESC
-            """, logger: logger)
-        for try await (userId, day) in rows.decode((String, Int64).self) { days[userId, default: []].append(day) }
+        for row in try await db.rows(of: PreparedQuery<SessionDays>(userIds), logger: logger) {
+            let (userId, day) = try row.decode((String, Int64).self)
+            days[userId, default: []].append(day)
+        }
         return days
+    }
+
+    // MARK: Statements (prepared: every ended session runs them)
+
+    /// The progress rows of users $1 in languages $2 (pairwise), locked in the order every
+    /// writer takes them.
+    private enum LockProgress: PreparedSQL {
+        static let sql = """
+            SELECT \(progressColumns)
+            FROM progress p LEFT JOIN users u ON u.id = p.user_id
+            WHERE (p.user_id, p.language) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+            ORDER BY p.user_id COLLATE "C", p.language FOR UPDATE OF p
+            """
+    }
+
+    private enum SessionDays: PreparedSQL {
+        static let sql = "SELECT user_id, day FROM session_days WHERE user_id = ANY($1::text[]) ORDER BY user_id, day DESC"
     }
 }
