@@ -57,8 +57,11 @@ case "$cmd" in
     echo "$PGDIR" >"$DIR/datadir"
     as_postgres "$BIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 \
       || { log "initdb failed:"; tail -5 "$DIR/initdb.log" >&2; exit 1; }
+    # max_connections: `swift test` runs the PostgreSQL suites side by side, each test with a
+    # database and pools of its own (the journal's keeps 4 connections open, the general one up
+    # to 16): over 200 at the peak of a run.
     as_postgres timeout 30 "$BIN/pg_ctl" -D "$PGDIR/data" -l "$PGDIR/server.log" -w -t 20 \
-      -o "-c listen_addresses=127.0.0.1 -p $PORT -k $PGDIR -c max_connections=200 -c fsync=on -c synchronous_commit=on" \
+      -o "-c listen_addresses=127.0.0.1 -p $PORT -k $PGDIR -c max_connections=500 -c fsync=on -c synchronous_commit=on" \
       start >/dev/null || { log "the server did not start:"; tail -5 "$PGDIR/server.log" >&2; exit 1; }
     timeout 20 "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres sessionhub
     echo "postgres://postgres@127.0.0.1:$PORT/sessionhub" | tee "$DIR/url"

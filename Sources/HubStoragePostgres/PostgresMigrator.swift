@@ -16,6 +16,7 @@ struct PostgresMigrator {
         // Nodes starting together: the lock serializes even the bookkeeping table's creation
         // (concurrent CREATE TABLE IF NOT EXISTS can fail in PostgreSQL).
         try await database.transaction { connection in
+            try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -27,6 +28,9 @@ struct PostgresMigrator {
         }
         for migration in PostgresSchema.migrations {
             try await database.transaction { connection in
+                // A migration may rewrite a large table: no statement timeout for it
+                // (``PostgresPool/statementTimeout`` is for the hub's own statements).
+                try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
                 let rows = try await connection.query("SELECT 1 FROM schema_migrations WHERE version = \(migration.version)",
                                                       logger: logger)

@@ -39,7 +39,23 @@ public final class PostgresPool: Sendable {
     /// anew on every commit. Both plans have the same shape (the batch's rows, each joined with
     /// its session by primary key); planning was most of PostgreSQL's time per commit (3.9 s of
     /// planning against 2.1 s of execution over 21,000 commits in the cluster benchmark).
-    static let journalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+    static let journalStartupParameters = startupParameters + [("plan_cache_mode", "force_generic_plan")]
+
+    /// The longest a statement may run, and a transaction may sit idle, on any of the pools'
+    /// connections before PostgreSQL cancels it (`statement_timeout`,
+    /// `idle_in_transaction_session_timeout`). A statement stuck behind a lock, or a transaction
+    /// a hung node left open with its rows locked, fails with an error after this long instead of
+    /// holding a connection (and a history write's place, ``PostgresStore``) for ever; the
+    /// caller's usual failure path follows (a journal commit refused, a history write kept for a
+    /// retry). Migrations lift it for their own transactions.
+    public static let statementTimeout: Duration = .seconds(30)
+
+    /// Settings of every pooled connection, sent when each connects (behind PgBouncer, list them
+    /// in its `ignore_startup_parameters`).
+    static let startupParameters: [(String, String)] = {
+        let milliseconds = "\(statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)"
+        return [("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds)]
+    }()
 
     private init(url: PostgresURL, client: PostgresClient, journalClient: PostgresClient, logger: Logger,
                  runner: Task<Void, Never>) {
@@ -71,6 +87,7 @@ public final class PostgresPool: Sendable {
         var configuration = url.clientConfiguration
         configuration.options.maximumConnections = generalConnections
         configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = startupParameters
         var journal = configuration
         journal.options.minimumConnections = journalConnections
         journal.options.maximumConnections = journalConnections

@@ -21,6 +21,27 @@ struct PreparedQueryTests {
         }
     }
 
+    enum CountThenFail: PreparedSQL { static let sql = "SELECT nextval('prepared_test_calls') / 0" }
+
+    @Test("A statement that fails for another reason than its preparation is not run again unprepared",
+          .enabled(if: PostgresTestDatabase.available))
+    func onlyPreparationFailuresAreRetried() async throws {
+        try await PostgresTestDatabase.with { pool in
+            try await pool.client.query("CREATE SEQUENCE prepared_test_calls", logger: pool.logger)
+            // Division by zero (SQLSTATE 22012) after the sequence moved: a sequence is not rolled
+            // back, so it counts the runs.
+            await #expect(throws: PSQLError.self) {
+                _ = try await pool.client.rows(of: PreparedQuery<CountThenFail>(), logger: pool.logger)
+            }
+            var calls: [Int64] = []
+            for try await value in try await pool.client.query("SELECT last_value FROM prepared_test_calls",
+                                                               logger: pool.logger).decode(Int64.self) {
+                calls.append(value)
+            }
+            #expect(calls == [1])
+        }
+    }
+
     @Test("Two texts of the same type name get different names, each within PostgreSQL's 63 bytes")
     func namesAreDistinctAndShort() {
         let first = PreparedQuery<First.Lookup>.name, second = PreparedQuery<Second.Lookup>.name

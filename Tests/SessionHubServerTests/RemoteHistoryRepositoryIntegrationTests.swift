@@ -117,12 +117,13 @@ struct RemoteHistoryRepositoryIntegrationTests {
 
     @Test("A hub that cannot be reached: the save is a networkError")
     func unreachable() async throws {
-        // A port that was just free: nothing listens there.
-        let port = try await Self.freePort()
-        let client = try SessionHubClient(url: "ws://127.0.0.1:\(port)/ws") { HubTestServer.token("pia") }
+        // A port held bound but not listening: refused, and no other test's server can take it.
+        let refusing = try RefusingPort()
+        let client = try SessionHubClient(url: "ws://127.0.0.1:\(refusing.port)/ws") { HubTestServer.token("pia") }
         let history = await client.historyRepository()
         #expect(await history.saveSession(Self.session("app-1", at: Self.now)) == .error(.networkError))
         await #expect(throws: SessionHubClientError.self) { try await history.getSessions() }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("A session played on the hub, or saved by another device, appears in its place on the stream (historyUpdated)")
@@ -190,12 +191,5 @@ struct RemoteHistoryRepositoryIntegrationTests {
             #expect(await RemoteHistoryRepository(http: http).saveSession(Self.session("app-1", at: Self.now)) == .error(.networkError))
             await silent.stop()
         }
-    }
-
-    /// A loopback port nothing listens on (bound, then closed, by a short-lived hub).
-    private static func freePort() async throws -> Int {
-        var free = 0
-        try await HubTestServer.with { port in free = port }
-        return free
     }
 }
