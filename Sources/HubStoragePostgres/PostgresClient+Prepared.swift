@@ -5,17 +5,18 @@ extension PostgresClient {
     /// Runs `statement` prepared (parsed and planned once per connection) and returns its rows.
     ///
     /// postgres-nio remembers a failed preparation for the life of its connection: every later
-    /// use of the statement there fails the same way. So when the server refuses the prepared
-    /// statement (an error of the classes a preparation can fail with: 26, 42, 0A), it runs once
-    /// more as an ordinary query; an autocommitted statement that failed changed nothing, so the
-    /// retry is safe. Any other error (a constraint, a deadlock, a cancelled statement, a lost
-    /// connection) is the caller's.
+    /// use of the statement there fails the same way, whatever failed it (a refusal, a lock wait
+    /// cancelled by ``PostgresPool/statementTimeout``, an admin's cancel). So when the server
+    /// answers with an error, the statement runs once more as an ordinary query, unless the
+    /// error is a data or constraint error (SQLSTATE classes 22 and 23: the statement ran and
+    /// failed on its values, and would again). An autocommitted statement that failed changed
+    /// nothing (none of the hub's statements uses a sequence), so the retry is safe.
     func rows<Statement: PostgresPreparedStatement>(of statement: Statement, logger: Logger) async throws -> [Statement.Row] {
         var result: [Statement.Row] = []
         do {
             for try await row in try await execute(statement, logger: logger) { result.append(row) }
             return result
-        } catch let error as PSQLError where error.code == .server && Self.isPreparationFailure(error) {
+        } catch let error as PSQLError where error.code == .server && !Self.failedOnItsValues(error) {
             logger.warning("prepared statement refused; running it unprepared", metadata: [
                 "statement": "\(Statement.name)", "error": "\(PostgresPool.describe(error))",
             ])
@@ -26,10 +27,10 @@ extension PostgresClient {
         }
     }
 
-    /// Whether a server error is one a statement's preparation can fail with (SQLSTATE class 26,
-    /// invalid statement name; 42, syntax or access rule; 0A, feature not supported).
-    static func isPreparationFailure(_ error: PSQLError) -> Bool {
+    /// Whether a server error is a data or constraint error (SQLSTATE class 22 or 23), which a
+    /// statement meets running on its values, never while being prepared.
+    static func failedOnItsValues(_ error: PSQLError) -> Bool {
         guard let state = error.serverInfo?[.sqlState] else { return false }
-        return state.hasPrefix("26") || state.hasPrefix("42") || state.hasPrefix("0A")
+        return state.hasPrefix("22") || state.hasPrefix("23")
     }
 }

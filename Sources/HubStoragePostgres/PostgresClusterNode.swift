@@ -254,7 +254,7 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
     private enum RegisterSession: PreparedSQL {
         static let sql = """
             INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
-            VALUES ($1, $2, $3, 1, true, $4, $5)
+            VALUES ($1, $2::text, $3, 1, true, $4, $5)
             ON CONFLICT DO NOTHING RETURNING 1
             """
     }

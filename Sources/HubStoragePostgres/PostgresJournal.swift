@@ -165,7 +165,7 @@ public final class PostgresJournal: RecoverableJournal {
     private enum OpenSession: PreparedSQL {
         static let sql = """
             INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
-            VALUES ($1, $2, $3, 1, true, $4, $5)
+            VALUES ($1, $2::text, $3, 1, true, $4, $5)
             ON CONFLICT (session_id) DO UPDATE SET session_id = excluded.session_id
             RETURNING owner_node, epoch
             """

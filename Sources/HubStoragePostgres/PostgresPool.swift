@@ -30,7 +30,7 @@ public final class PostgresPool: Sendable {
     public static let journalConnections = PostgresJournal.defaultCommitsInFlight
 
     /// Settings of the journal's connections, sent when each connects (PostgreSQL 12 or later;
-    /// behind PgBouncer, list `plan_cache_mode` in its `ignore_startup_parameters`).
+    /// behind PgBouncer, see ``startupParameters``).
     ///
     /// `plan_cache_mode=force_generic_plan`: the group-commit insert (``JournalInsertStatement``)
     /// is prepared once per connection, but PostgreSQL's default (`auto`) compares each call's
@@ -50,8 +50,9 @@ public final class PostgresPool: Sendable {
     /// retry). Migrations lift it for their own transactions.
     public static let statementTimeout: Duration = .seconds(30)
 
-    /// Settings of every pooled connection, sent when each connects (behind PgBouncer, list them
-    /// in its `ignore_startup_parameters`).
+    /// Settings of every pooled connection, sent when each connects. (PgBouncer refuses startup
+    /// parameters it does not know; listing them in its `ignore_startup_parameters` drops them, so
+    /// behind it set them for the hub's role instead: `ALTER ROLE … SET statement_timeout = '30s'`.)
     static let startupParameters: [(String, String)] = {
         let milliseconds = "\(statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000)"
         return [("statement_timeout", milliseconds), ("idle_in_transaction_session_timeout", milliseconds)]

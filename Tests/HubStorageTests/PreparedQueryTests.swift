@@ -33,12 +33,32 @@ struct PreparedQueryTests {
             await #expect(throws: PSQLError.self) {
                 _ = try await pool.client.rows(of: PreparedQuery<CountThenFail>(), logger: pool.logger)
             }
-            var calls: [Int64] = []
-            for try await value in try await pool.client.query("SELECT last_value FROM prepared_test_calls",
-                                                               logger: pool.logger).decode(Int64.self) {
-                calls.append(value)
+            // A new sequence shows last_value 1 before any call too: is_called tells them apart.
+            var calls: [String] = []
+            for try await (value, called) in try await pool.client.query(
+                "SELECT last_value, is_called FROM prepared_test_calls", logger: pool.logger).decode((Int64, Bool).self) {
+                calls.append("\(value) \(called)")
             }
-            #expect(calls == [1])
+            #expect(calls == ["1 true"])
+        }
+    }
+
+    enum InsertNote: PreparedSQL { static let sql = "INSERT INTO prepared_test_notes (note) VALUES ($1) RETURNING note" }
+
+    @Test("A nil bound on the statement's first use leaves the type to the column; later values bind as usual",
+          .enabled(if: PostgresTestDatabase.available))
+    func nilOnFirstUse() async throws {
+        try await PostgresTestDatabase.with { pool in
+            try await pool.client.withConnection { db in
+                try await db.query("CREATE TEMP TABLE prepared_test_notes (note text)", logger: pool.logger)
+                var notes: [String?] = []
+                for note in [nil, "first", nil, "second"] as [String?] {
+                    for row in try await db.rows(of: PreparedQuery<InsertNote>(note), logger: pool.logger) {
+                        notes.append(try row.decode(String?.self))
+                    }
+                }
+                #expect(notes == [nil, "first", nil, "second"])
+            }
         }
     }
 
