@@ -45,4 +45,36 @@ struct SQLiteCheckpointerTests {
         #expect(checkpointer.lastError == nil)
         store.close()
     }
+
+    @Test("Under back-to-back commits the WAL still starts over instead of holding everything that went through it")
+    func walStartsOverUnderSteadyCommits() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file()
+        let writer = try SQLiteDatabase(path: path, migrations: [], autoCheckpoint: false)
+        try writer.withConnection { try $0.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        let checkpointer = try SQLiteCheckpointer(path: path, interval: .milliseconds(2), writer: writer, restartPages: 64)
+        let body = SQLiteValue.blob(Data(repeating: 7, count: 6000))
+        // Commits of two pages or more each, back to back (a 1 ms pause every 250 gives the
+        // checkpointer's thread a turn on a busy machine), with background passes copying while
+        // commits land: what kept the WAL from ever starting over. At least 4,000 commits (over
+        // 24 MB through the WAL) and three finished passes; at most 40,000.
+        var commits = 0
+        while commits < 4000 || (checkpointer.restartCount < 3 && commits < 40_000) {
+            try writer.transaction { db in
+                _ = try db.run("INSERT INTO blobs (id, body) VALUES (?, ?)", [.integer(Int64(commits)), body])
+            }
+            commits += 1
+            if commits % 250 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        checkpointer.close()
+        let walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(checkpointer.restartCount >= 3)
+        #expect(walBytes < commits * 6000 / 2, "the WAL holds \(walBytes) bytes after \(commits) commits")
+        let stored = try writer.withConnection { db in try db.queryFirst("SELECT count(*) FROM blobs") { $0.int(0) } }
+        #expect(stored == commits)
+        let limit = try writer.withConnection { db in try db.queryFirst("PRAGMA journal_size_limit") { $0.int(0) } }
+        #expect(limit == SQLiteCheckpointer.walSizeLimit)
+        writer.close()
+    }
 }

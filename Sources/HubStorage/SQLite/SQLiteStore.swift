@@ -36,7 +36,7 @@ public final class SQLiteStore: Sendable {
                 checkpointInterval: Duration? = .milliseconds(500)) throws {
         let database = try SQLiteDatabase(path: path, autoCheckpoint: checkpointInterval == nil)
         do {
-            checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0) }
+            checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) }
         } catch {
             database.close()
             throw error
