@@ -28,61 +28,64 @@ leftovers() {
   kill -KILL $pids 2>/dev/null || true
   return 1
 }
-echo "[test] swift build" >&2
+# Each phase's line carries the minutes and seconds since the start (where a slow CI run goes).
+started=$SECONDS
+step() { printf '[test] %s (at %dm%02ds)\n' "$1" $(( (SECONDS - started) / 60 )) $(( (SECONDS - started) % 60 )) >&2; }
+step "swift build"
 swift build --build-tests
-echo "[test] the client library's Apple-platform branch (type-checked against a stand-in)" >&2
+step "the client library's Apple-platform branch (type-checked against a stand-in)"
 bash scripts/check-apple-branch.sh
 # A throw-away PostgreSQL for the storage tests that run on both stores (scripts/postgres.sh);
 # SESSIONHUB_REQUIRE_POSTGRES makes a missing server a failure instead of a skip.
 PG_DIR="$(mktemp -d "${TMPDIR:-/tmp}/sessionhub-test-pg.XXXXXX")"
 stop_postgres() { bash scripts/postgres.sh stop "$PG_DIR" >/dev/null 2>&1 || true; rm -rf "$PG_DIR"; }
 trap stop_postgres EXIT
-echo "[test] PostgreSQL for the storage tests" >&2
+step "PostgreSQL for the storage tests"
 SESSIONHUB_TEST_POSTGRES_URL="$(bash scripts/postgres.sh start "$PG_DIR")"
 export SESSIONHUB_TEST_POSTGRES_URL SESSIONHUB_REQUIRE_POSTGRES=1
-echo "[test] swift test" >&2
+step "swift test"
 swift test --skip-build
 leftovers "swift test"
-echo "[test] hub wire-protocol suite on PostgreSQL" >&2
+step "hub wire-protocol suite on PostgreSQL"
 SERVE_ARGS="--database-url $SESSIONHUB_TEST_POSTGRES_URL --node-id ci" SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" \
   bash scripts/hub-interop.sh
 leftovers "hub-interop on PostgreSQL"
 stop_postgres
 trap - EXIT
-echo "[test] interop and conformance suites" >&2
+step "interop and conformance suites"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/interop.sh
 leftovers "interop"
-echo "[test] hub wire-protocol suite (independent Python client)" >&2
+step "hub wire-protocol suite (independent Python client)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/hub-interop.sh --no-compression
 leftovers "hub-interop"
 # The client libraries are tested against the release binary, the one players meet (built as
 # scripts/serve.sh builds it).
-echo "[test] swift build -c release --product sessionhub (for the client libraries' tests)" >&2
+step "swift build -c release --product sessionhub (for the client libraries' tests)"
 SESSIONHUB_UNCHECKED_EXCLUSIVITY=1 swift build -c release --product sessionhub
 RELEASE_HUB="$PWD/.build/release/sessionhub"
-echo "[test] SessionHubClient from a consumer package (version requirement, wss:// through a TLS front)" >&2
+step "SessionHubClient from a consumer package (version requirement, wss:// through a TLS front)"
 SESSIONHUB_BIN="$RELEASE_HUB" bash scripts/client-consumer-test.sh
 leftovers "client-consumer-test"
-echo "[test] cluster failover (PostgreSQL + 3 nodes + HAProxy: kill -9, SIGSTOP, PostgreSQL restart)" >&2
+step "cluster failover (PostgreSQL + 3 nodes + HAProxy: kill -9, SIGSTOP, PostgreSQL restart)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/cluster-test.sh
 leftovers "cluster-test"
-echo "[test] crash recovery (kill -9 mid-session, restart, resume, history)" >&2
+step "crash recovery (kill -9 mid-session, restart, resume, history)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" bash scripts/crash-test.sh
 leftovers "crash-test"
-echo "[test] soak, 2 minutes (players who drop and resume, slow readers, offenders, bots, SIGKILL + restart; no leak)" >&2
+step "soak, 2 minutes (players who drop and resume, slow readers, offenders, bots, SIGKILL + restart; no leak)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/soak.sh --minutes 2
 leftovers "soak"
-echo "[test] operator dashboard in headless Chromium (hub + bots)" >&2
+step "operator dashboard in headless Chromium (hub + bots)"
 DASHBOARD_SCREENSHOT= SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" \
   bash scripts/dashboard-test.sh
 leftovers "dashboard-test"
-echo "[test] JavaScript client (clients/js) against the real binary, in Node (and headless Chromium when installed)" >&2
+step "JavaScript client (clients/js) against the real binary, in Node (and headless Chromium when installed)"
 SESSIONHUB_BIN="$RELEASE_HUB" bash scripts/js-client-test.sh
 leftovers "js-client-test"
-echo "[test] web player (/play) in headless Chromium (two players + a bot: host, join by code, recast, drop, reload, summary, history)" >&2
+step "web player (/play) in headless Chromium (two players + a bot: host, join by code, recast, drop, reload, summary, history)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/play-test.sh
 leftovers "play-test"
-echo "[test] fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)" >&2
+step "fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)"
 FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
-echo "[test] all passed" >&2
+step "all passed"
