@@ -1,8 +1,9 @@
 import CSQLite
 import Foundation
 
-/// One open SQLite connection. Not thread-safe on its own: ``SQLiteDatabase`` owns it and hands
-/// it out only under its lock, for the duration of a closure. Keeps a cache of prepared
+/// One open SQLite connection. Not thread-safe on its own (opened without SQLite's per-call
+/// mutex): ``SQLiteDatabase`` owns it and hands it out only under its lock, for the duration of
+/// a closure. Keeps a cache of prepared
 /// statements keyed by SQL text.
 public final class SQLiteConnection {
     private var handle: OpaquePointer?
@@ -16,7 +17,10 @@ public final class SQLiteConnection {
     /// a 5 s busy timeout and the pragmas ``SQLiteDatabase`` documents.
     init(path: String) throws {
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        // No mutex of SQLite's own per call (SQLITE_OPEN_NOMUTEX): the only owner, SQLiteDatabase,
+        // hands the connection out under its lock, one caller at a time, so SQLite's lock would
+        // be taken and released around every bind, step and column read for nothing.
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
