@@ -8,7 +8,8 @@
 # then a 2-minute soak (scripts/soak.sh, docs/SOAK.md),
 # then the operator dashboard in headless Chromium (scripts/dashboard-test.sh), then the JavaScript client's tests
 # against the real binary (scripts/js-client-test.sh), then the web player in headless Chromium (scripts/play-test.sh), then every fuzz target
-# for 20 s with a fixed seed, so a CI run is repeatable (scripts/fuzz.sh, docs/FUZZING.md).
+# for 20 s with a fixed seed, so a CI run is repeatable (scripts/fuzz.sh, docs/FUZZING.md; a debug build
+# with the sanitizers, which builds in half the time of release: a smoke run, long runs are by hand).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -86,6 +87,6 @@ leftovers "js-client-test"
 step "web player (/play) in headless Chromium (two players + a bot: host, join by code, recast, drop, reload, summary, history)"
 SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" SESSIONHUB_BOT_BIN="$PWD/.build/debug/sessionhub-bot" bash scripts/play-test.sh
 leftovers "play-test"
-step "fuzzing: every libFuzzer target for 20 s (Fuzzing/, address sanitizer)"
-FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
+step "fuzzing: every libFuzzer target for 20 s (Fuzzing/, debug build, address sanitizer)"
+FUZZ_CONFIG=debug FUZZ_ARGS="-seed=1" bash scripts/fuzz.sh all 20
 step "all passed"
