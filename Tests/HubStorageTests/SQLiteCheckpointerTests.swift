@@ -57,8 +57,8 @@ struct SQLiteCheckpointerTests {
         let body = SQLiteValue.blob(Data(repeating: 7, count: 6000))
         // Commits of two pages or more each, back to back (a 1 ms pause every 250 gives the
         // checkpointer's thread a turn on a busy machine), with background passes copying while
-        // commits land: what kept the WAL from ever starting over. At least 4,000 commits (over
-        // 24 MB through the WAL) and three finished passes; at most 40,000.
+        // commits land: what kept the WAL from ever starting over. At least 4,000 commits and
+        // three steps on the writer's connection that copied what a pass had left; at most 40,000.
         var commits = 0
         while commits < 4000 || (checkpointer.restartCount < 3 && commits < 40_000) {
             try writer.transaction { db in
@@ -68,13 +68,49 @@ struct SQLiteCheckpointerTests {
             if commits % 250 == 0 { try await Task.sleep(for: .milliseconds(1)) }
         }
         checkpointer.close()
-        let walBytes = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         #expect(checkpointer.restartCount >= 3)
-        #expect(walBytes < commits * 6000 / 2, "the WAL holds \(walBytes) bytes after \(commits) commits")
+        // The WAL's frame count (SQLite's `log`) counts from its last start over: a WAL that never
+        // started over would hold every commit's two frames or more.
+        let inspector = try SQLiteDatabase(path: path, migrations: [], autoCheckpoint: false)
+        let walFrames = try inspector.withConnection { db in
+            try db.queryFirst("PRAGMA wal_checkpoint(PASSIVE)") { $0.int(1) }
+        } ?? -1
+        inspector.close()
+        #expect(walFrames >= 0 && walFrames < commits, "the WAL holds \(walFrames) frames after \(commits) commits")
         let stored = try writer.withConnection { db in try db.queryFirst("SELECT count(*) FROM blobs") { $0.int(0) } }
         #expect(stored == commits)
         let limit = try writer.withConnection { db in try db.queryFirst("PRAGMA journal_size_limit") { $0.int(0) } }
         #expect(limit == SQLiteCheckpointer.walSizeLimit)
+        writer.close()
+    }
+
+    @Test("The writer-side step runs only past restartPages, and counts only when it copied what the pass had left")
+    func writerStepThreshold() throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file()
+        let writer = try SQLiteDatabase(path: path, migrations: [], autoCheckpoint: false)
+        try writer.withConnection { try $0.execute("CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)") }
+        let checkpointer = try SQLiteCheckpointer(path: path, interval: .seconds(3600), writer: writer, restartPages: 64)
+        let body = SQLiteValue.blob(Data(repeating: 7, count: 6000))
+        func commit(_ count: Int, from first: Int) throws {
+            for id in first..<(first + count) {
+                try writer.transaction { db in
+                    _ = try db.run("INSERT INTO blobs (id, body) VALUES (?, ?)", [.integer(Int64(id)), body])
+                }
+            }
+        }
+        // A small WAL: the pass alone, no step.
+        try commit(5, from: 0)
+        #expect(try checkpointer.checkpointAndRestart() == false)
+        // Past the threshold with nothing landing during the pass: the step finds nothing left
+        // (no count), and the WAL is wholly copied, so the next commit starts it over.
+        try commit(100, from: 5)
+        #expect(try checkpointer.checkpointAndRestart() == true)
+        #expect(checkpointer.restartCount == 0)
+        try commit(1, from: 105)
+        #expect(try checkpointer.checkpoint().walPages < 10)
+        checkpointer.close()
         writer.close()
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// fsyncs the database file there: with it, a few percent of commits take an extra ~10 ms.
 /// ``SQLiteStore`` therefore opens its connection with `wal_autocheckpoint=0` and runs one of
 /// these, which issues `PRAGMA wal_checkpoint(PASSIVE)` every ``interval`` (default 500 ms).
-/// A passive checkpoint never blocks writers or readers.
+/// The background pass never blocks writers or readers.
 ///
 /// SQLite starts the WAL over from its beginning only when a write transaction begins while
 /// every frame of the WAL is already in the database file. Under steady load (the journal
@@ -17,8 +17,9 @@ import Synchronization
 /// is copying, so that never happens and the WAL grows for as long as the load lasts: 1.3 GB
 /// in 40 s at 9,000 deliveries/s, every commit writing past the file's end (new pages the
 /// kernel zeroes and allocates), with the disk, the shared-memory index and crash recovery
-/// growing with it. So when the WAL holds more than ``restartPages`` after a background pass,
-/// the checkpointer finishes on the writer's own connection (``writer``): under its lock no
+/// growing with it. So when the WAL holds more than ``restartPages`` frames (copied or not)
+/// after a background pass, the checkpointer finishes on the writer's own connection
+/// (``writer``): under its lock no
 /// commit is in flight, only the frames added since the pass are left to copy, and the next
 /// commit starts the WAL over. That step (those frames and a checkpoint's two fsyncs) is the
 /// only time a commit can wait for a checkpoint, hence a high ``restartPages``. The writer's
@@ -27,9 +28,10 @@ import Synchronization
 public final class SQLiteCheckpointer: Sendable {
     /// The time between two checkpoints.
     public let interval: Duration
-    /// The WAL size, in pages, above which a background pass is finished on ``writer``'s
-    /// connection so that the next commit starts the WAL over: 10,000 pages (about 40 MiB of
-    /// 4 KiB pages) by default. That step holds the writer for a checkpoint's two fsyncs, about
+    /// The WAL size, in frames (copied or not), above which a background pass is finished on
+    /// ``writer``'s connection so that the next commit starts the WAL over: 10,000 (about 40 MiB
+    /// of 4 KiB pages) by default. It is checked once per ``interval``, so the WAL can outgrow it
+    /// by what an interval adds (67 MB seen at 9,000 deliveries/s). That step holds the writer for a checkpoint's two fsyncs, about
     /// 10 ms under heavy load on a small VM (the fsyncs wait for the kernel's writeback), so it
     /// should be rare: at 9,000 deliveries/s the WAL takes about 1.2 s to reach it; at 1,600/s
     /// about 7 s. Once the WAL has started over, SQLite writes into pages the kernel already has,
@@ -74,7 +76,8 @@ public final class SQLiteCheckpointer: Sendable {
     /// Checkpoints run so far (background passes).
     public var checkpointCount: Int { state.withLock { $0.checkpoints } }
 
-    /// Background passes that were finished on the writer's connection (``restartPages``).
+    /// Background passes finished on the writer's connection that copied frames the pass had
+    /// left (``restartPages``); after each, the next commit starts the WAL over.
     public var restartCount: Int { state.withLock { $0.restarts } }
 
     /// The last checkpoint failure, if the last one failed.
@@ -91,7 +94,9 @@ public final class SQLiteCheckpointer: Sendable {
         return result ?? (0, 0)
     }
 
-    /// Stops (waiting for a running checkpoint) and closes the connection. Idempotent.
+    /// Stops (waiting for a running checkpoint) and closes the connection. Idempotent. Never
+    /// call it inside the writer's lock (``SQLiteDatabase/withConnection(_:)``): a running pass
+    /// may be waiting for that lock.
     public func close() {
         state.withLock { $0.stopped = true }
         queue.sync {}
@@ -106,17 +111,22 @@ public final class SQLiteCheckpointer: Sendable {
         }
     }
 
-    /// Runs one background pass and, when the WAL is larger than ``restartPages``, finishes it on
-    /// the writer's connection so that the next commit starts the WAL over; returns whether it
-    /// did.
+    /// Runs one background pass and, when the WAL holds more than ``restartPages`` frames,
+    /// finishes it on the writer's connection; returns whether that step left every frame in the
+    /// database file (then the next commit starts the WAL over).
+    ///
+    /// The pass's own figures cannot tell whether commits landed while it copied (it reports
+    /// the WAL as it was when it began), so the step runs whenever the WAL is that large; with
+    /// nothing left to copy it costs the writer's lock and no fsync.
     @discardableResult
     public func checkpointAndRestart() throws -> Bool {
         let pass = try checkpoint()
         guard let writer, pass.walPages > restartPages else { return false }
-        _ = try writer.withConnection { db in
-            try db.queryFirst("PRAGMA main.wal_checkpoint(PASSIVE)") { $0.int(1) }
+        let step = try writer.withConnection { db in
+            try db.queryFirst("PRAGMA main.wal_checkpoint(PASSIVE)") { (busy: $0.int(0), wal: $0.int(1), done: $0.int(2)) }
         }
-        state.withLock { $0.restarts += 1 }
+        guard let step, step.busy == 0, step.done == step.wal else { return false }
+        if step.done > pass.checkpointedPages { state.withLock { $0.restarts += 1 } }
         return true
     }
 
