@@ -17,26 +17,35 @@ struct SessionHubClientCrashTests {
     static let players = ["ana", "ben", "cleo"]
 
     /// Waits until every client is back in its seat and its model has applied `seq`.
+    /// Every client connected, in the session and at `seq` or later, all at the same `seq`: a
+    /// broadcast that lands between two clients' snapshots (a `stats` tick after the last lines)
+    /// would otherwise make equal models differ by one `seq`, so the snapshots are taken again,
+    /// at the newest `seq` seen, until they agree (within `seconds`).
     static func allBack(_ clients: [SessionHubClient], at seq: Int, seconds: Int = 20) async throws -> [SessionModel] {
-        var models: [SessionModel] = []
-        for client in clients {
-            let deadline = ContinuousClock.now + .seconds(seconds)
-            while true {
-                if case .connected = await client.state, await client.isInSession, let model = await client.session,
-                   model.seq >= seq {
-                    models.append(model)
-                    break
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var target = seq
+        while true {
+            var models: [SessionModel] = []
+            for client in clients {
+                while true {
+                    if case .connected = await client.state, await client.isInSession, let model = await client.session,
+                       model.seq >= target {
+                        models.append(model)
+                        break
+                    }
+                    guard ContinuousClock.now < deadline else {
+                        throw SessionHubClientError.timedOut(request: "back at seq \(target), state \(await client.state)")
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
                 }
-                guard ContinuousClock.now < deadline else {
-                    throw SessionHubClientError.timedOut(request: "back at seq \(seq), state \(await client.state)")
-                }
-                try await Task.sleep(for: .milliseconds(10))
             }
+            let newest = models.map(\.seq).max() ?? target
+            if models.allSatisfy({ $0.seq == newest }) { return models }
+            guard ContinuousClock.now < deadline else { return models }
+            target = newest
         }
-        return models
     }
 
-    /// The newest `seq` any of `clients` has applied.
     static func newestSeq(_ clients: [SessionHubClient]) async -> Int {
         var newest = 0
         for client in clients { newest = max(newest, await client.session?.seq ?? 0) }
