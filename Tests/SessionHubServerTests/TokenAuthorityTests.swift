@@ -90,6 +90,22 @@ import Testing
         }
     }
 
+    @Test("Base64URL.encode spells what RFC 4648 §5 and Foundation's base64 (URL alphabet, no padding) spell")
+    func base64URLEncodesAsTheRFC() {
+        // RFC 4648 §10's vectors, unpadded.
+        let vectors = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
+        for (plain, encoded) in vectors { #expect(Base64URL.encode(Array(plain.utf8)) == encoded) }
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<100 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let reference = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == reference, "\(length) bytes")
+        }
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+    }
+
     @Test func base64URLDecodesExactlyWhatItEncodes() {
         var generator = SystemRandomNumberGenerator()
         for length in 0..<70 {

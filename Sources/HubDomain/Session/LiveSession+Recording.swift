@@ -16,11 +16,17 @@ extension LiveSession {
         if let speaker = seats.firstIndex(where: { $0.user.id == line.speakerId }) {
             seats[speaker].linesSpoken += 1
         }
-        let newWords = WordTokenizer.words(in: line.textNative).subtracting(sessionWords)
+        // Most lines bring no new word: look each one up once, build a set only for new ones.
+        var newWords: Set<String> = []
+        for word in WordTokenizer.words(in: line.textNative) where !sessionWords.contains(word) {
+            newWords.insert(word)
+        }
         if !newWords.isEmpty {
             sessionWords.formUnion(newWords)
-            for index in seats.indices { seats[index].meet(newWords) }
-            for seat in seats where seat.present { statsDirty.insert(seat.user.id) }
+            for index in seats.indices {
+                seats[index].meet(newWords)
+                if seats[index].present { statsDirty.insert(seats[index].user.id) }
+            }
         }
         statsDirty.insert(line.speakerId)
         let reachedNow = !goalReached && lines.count >= scenario.goal.lines

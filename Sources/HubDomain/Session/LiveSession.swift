@@ -393,7 +393,8 @@ public actor LiveSession {
             }
         }
         if !statsDirty.isEmpty {
-            let changed = seats.filter { statsDirty.contains($0.user.id) }.map { stats(for: $0, endedAt: nil, streak: 1) }
+            let changed = seats.indices.filter { statsDirty.contains(seats[$0].user.id) }
+                .map { stats(for: seats[$0], endedAt: nil, streak: 1) }
             statsDirty.removeAll()
             if !changed.isEmpty {
                 enqueue(.stats(changed))
@@ -709,9 +710,11 @@ public actor LiveSession {
                 replay.removeFirst(replay.count - configuration.replayBufferSize)
             }
             // Each member gets the run at once, from its first undelivered seq on.
-            for seat in seats where seat.present && seat.deliverFrom <= lastDelivered {
-                guard let link = seat.link else { continue }
-                let skip = seqs.firstIndex { $0 >= seat.deliverFrom } ?? events.count
+            // By index: iterating `seats` would copy every seat (and retain all it holds) per run.
+            for index in seats.indices where seats[index].present && seats[index].deliverFrom <= lastDelivered {
+                guard let link = seats[index].link else { continue }
+                let deliverFrom = seats[index].deliverFrom
+                let skip = seqs.firstIndex { $0 >= deliverFrom } ?? events.count
                 if events.count - skip == 1 {
                     link.deliver(events[skip])
                 } else {
