@@ -28,6 +28,33 @@ struct VocabularyStoreTests {
                             goalReached: false, lines: lines, recasts: recasts, participants: participants)
     }
 
+    @Test("Many words: every state is stored as the rules compute it, first and on a later review", arguments: StoreBackend.all)
+    func manyWordsStoredExactly(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            let words = (1...47).map { "mot\($0)" }
+            let end = Self.start
+            let first = Self.session("s1", endedAt: end, anaSays: words.joined(separator: " "), recast: false)
+            _ = await store.save(first)
+            let expectedFirst = ProgressRules.reviewed(SessionVocabulary.reviews(of: "ana", in: first), existing: [:], at: end)
+            #expect(expectedFirst.count == 49, "47 said, bonjour and ana seen")
+            #expect(try await store.wordReviews(userId: "ana", language: "fr") == expectedFirst)
+
+            // Two days later every word is due: each stored row is read back, reviewed and updated.
+            let later = end + 2 * Day.ms
+            let second = Self.session("s2", endedAt: later, anaSays: words.dropFirst(5).joined(separator: " "), recast: false)
+            _ = await store.save(second)
+            var expectedSecond = expectedFirst
+            for (word, state) in ProgressRules.reviewed(SessionVocabulary.reviews(of: "ana", in: second),
+                                                        existing: expectedFirst, at: later) {
+                expectedSecond[word] = state
+            }
+            let stored = try await store.wordReviews(userId: "ana", language: "fr")
+            #expect(stored == expectedSecond)
+            #expect(stored["mot10"]?.repetitions == 2)
+            #expect(stored["mot1"]?.repetitions == 1, "not in the second session")
+        }
+    }
+
     @Test("A session end reviews every participant's words with SM-2 in the progress transaction", arguments: StoreBackend.all)
     func wordsReviewedAtSessionEnd(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in

@@ -65,7 +65,7 @@ final class SessionEndCase {
     }
 
     /// Checks the answer: history for the premium participants, `featureLocked` for the others.
-    func check(_ results: [String: HistorySaveResult], _ benchmark: Benchmark) {
+    func check(_ results: [String: HistoryWriteResult], _ benchmark: Benchmark) {
         for userId in premium where results[userId] != .success {
             benchmark.error("\(userId): \(String(describing: results[userId])), expected success")
         }
