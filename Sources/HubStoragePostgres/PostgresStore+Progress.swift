@@ -182,9 +182,8 @@ extension PostgresStore: ProgressRepository {
         }
         guard !select.words.isEmpty else { return }
         var existing: [String: [String: WordReview]] = [:]
-        for try await (userId, word, ease, interval, repetitions, next, last) in try await db.execute(select, logger: logger) {
-            existing[userId, default: [:]][word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
-                                                              nextReviewAt: next, lastReviewedAt: last)
+        for try await found in try await db.execute(select, logger: logger) {
+            for (userId, word, review) in found { existing[userId, default: [:]][word] = review }
         }
         var upsert = WordReviewUpsertStatement()
         for (learner, words) in zip(learners, qualities) where !words.isEmpty {

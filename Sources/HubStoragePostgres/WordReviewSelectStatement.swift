@@ -1,17 +1,28 @@
+import HubDomain
+import HubStorage
 import PostgresNIO
 
 /// The stored SM-2 states of the words an ended session's learners met, read in one query
 /// before their review (``WordReviewUpsertStatement`` writes them back); prepared once per
 /// connection. Keys are (user, language, word) triples, appended in any order.
+///
+/// The answer is **one row of parallel arrays**, not a row per word: an ended session reads a
+/// few hundred states, and postgres-nio's cost per row (a message, a state-machine step, a
+/// decode of every column) was most of the read's cost on the node. The aggregates of one
+/// query level see the same rows in the same order, so the arrays line up (``decodeRow(_:)``
+/// checks their lengths).
 struct WordReviewSelectStatement: PostgresPreparedStatement {
     static let sql = """
-        SELECT w.user_id, w.word, w.ease_factor, w.interval_days, w.repetitions, w.next_review_at, w.last_reviewed_at
+        SELECT coalesce(array_agg(w.user_id), '{}'), coalesce(array_agg(w.word), '{}'),
+               coalesce(array_agg(w.ease_factor), '{}'), coalesce(array_agg(w.interval_days::bigint), '{}'),
+               coalesce(array_agg(w.repetitions::bigint), '{}'), coalesce(array_agg(w.next_review_at), '{}'),
+               coalesce(array_agg(w.last_reviewed_at), '{}')
         FROM unnest($1::text[], $2::text[], $3::text[]) AS k(u, l, word)
         JOIN word_reviews w ON w.user_id = k.u AND w.language = k.l AND w.word = k.word
         """
 
-    /// User id, word, ease, interval in days, repetitions, next and last review (epoch ms).
-    typealias Row = (String, String, Double, Int, Int, Int64, Int64)
+    /// The stored states found, each with its user id and word.
+    typealias Row = [(userId: String, word: String, review: WordReview)]
 
     private(set) var userIds: [String] = []
     private(set) var languages: [String] = []
@@ -33,6 +44,17 @@ struct WordReviewSelectStatement: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        try row.decode(Row.self)
+        let (users, words, eases, intervals, repetitions, nexts, lasts) =
+            try row.decode(([String], [String], [Double], [Int64], [Int64], [Int64], [Int64]).self)
+        let count = users.count
+        guard [words.count, eases.count, intervals.count, repetitions.count, nexts.count, lasts.count]
+            .allSatisfy({ $0 == count }) else {
+            throw StorageError("word reviews read back in arrays of different lengths")
+        }
+        return (0..<count).map { index in
+            (users[index], words[index],
+             WordReview(easeFactor: eases[index], intervalDays: Int(intervals[index]), repetitions: Int(repetitions[index]),
+                        nextReviewAt: nexts[index], lastReviewedAt: lasts[index]))
+        }
     }
 }

@@ -19,4 +19,22 @@ struct PostgresPoolTests {
             }
         }
     }
+
+    @Test("Every pooled connection is kept alive by the server's TCP keepalives, so the pools need no keep-alive queries")
+    func connectionsCarryTheKeepalives() async throws {
+        try await PostgresTestDatabase.with { pool in
+            for client in [pool.client, pool.journalClient] {
+                var settings: [String] = []
+                // inet_client_port: a TCP connection (on a Unix socket the settings read 0).
+                let rows = try await client.query("""
+                    SELECT current_setting('tcp_keepalives_idle'), current_setting('tcp_keepalives_interval'),
+                           current_setting('tcp_keepalives_count'), inet_client_port() IS NOT NULL
+                    """, logger: pool.logger)
+                for try await (idle, interval, count, tcp) in rows.decode((String, String, String, Bool).self) {
+                    settings += [idle, interval, count, "\(tcp)"]
+                }
+                #expect(settings == ["60", "10", "6", "true"])
+            }
+        }
+    }
 }
