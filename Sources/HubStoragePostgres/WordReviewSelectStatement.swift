@@ -7,8 +7,9 @@ import PostgresNIO
 /// connection. Keys are (user, language, word) triples, appended in any order.
 ///
 /// The answer is **one row of parallel arrays**, not a row per word: an ended session reads a
-/// few hundred states, and postgres-nio's cost per row (a message, a state-machine step, a
-/// decode of every column) was most of the read's cost on the node. The aggregates of one
+/// few hundred states, and postgres-nio pays per row (a message, a state-machine step, a
+/// decode of every column; alone this saved about 4 % of a PostgreSQL node's CPU at 1,600
+/// deliveries/s, within that hour's noise). The aggregates of one
 /// query level see the same rows in the same order, so the arrays line up (``decodeRow(_:)``
 /// checks their lengths).
 struct WordReviewSelectStatement: PostgresPreparedStatement {
