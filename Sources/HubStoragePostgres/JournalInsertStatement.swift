@@ -6,13 +6,22 @@ import PostgresNIO
 /// Prepared once per connection of the journal's pool, so PostgreSQL parses and plans it once
 /// instead of once per commit.
 struct JournalInsertStatement: PostgresPreparedStatement {
+    ///
+    /// The batch's sessions are found by their primary key alone, in a materialized CTE, and
+    /// locked `FOR SHARE` there; owner, epoch and `open` are checked on the rows found. Offered
+    /// to the planner as conditions of the scan, they let it pick the partial index of open
+    /// sessions by owner, which statistics taken while few sessions were open cost at one row:
+    /// a generic plan then read every open session of the node on every commit
+    /// (``PostgresSchema/openSessionsByOwnerIndex``).
     static let sql = """
+        WITH s AS MATERIALIZED (
+            SELECT session_id, owner_node, epoch, open FROM sessions WHERE session_id = ANY($1::text[]) FOR SHARE
+        )
         INSERT INTO journal (session_id, seq, epoch, timestamp, kind, body)
         SELECT v.session_id, v.seq, v.epoch, v.ts, v.kind, v.body
         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[])
              AS v(session_id, seq, epoch, ts, kind, body)
-        JOIN sessions s ON s.session_id = v.session_id AND s.owner_node = $7 AND s.epoch = v.epoch AND s.open
-        FOR SHARE OF s
+        JOIN s ON s.session_id = v.session_id AND s.owner_node = $7 AND s.epoch = v.epoch AND s.open
         ON CONFLICT (session_id, seq) DO NOTHING
         RETURNING session_id, seq
         """

@@ -267,30 +267,37 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
             """
     }
 
-    private enum LocateBySessionId: PreparedSQL {
+    /// (The session is found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``.)
+    enum LocateBySessionId: PreparedSQL {
         static let sql = """
-            SELECT \(PostgresClusterNode.placementColumns) FROM sessions s
+            WITH s AS MATERIALIZED (SELECT session_id, owner_node, open FROM sessions WHERE session_id = $1)
+            SELECT \(PostgresClusterNode.placementColumns) FROM s
             LEFT JOIN nodes n ON n.node_id = s.owner_node
-            WHERE s.open AND s.session_id = $1
+            WHERE s.open
             """
     }
 
-    private enum LocateSeat: PreparedSQL {
+    /// (The seat's session is found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``.)
+    enum LocateSeat: PreparedSQL {
         static let sql = """
-            SELECT \(PostgresClusterNode.placementColumns) FROM seats st
-            JOIN sessions s ON s.session_id = st.session_id AND s.open
+            WITH s AS MATERIALIZED (
+                SELECT session_id, owner_node, open FROM sessions
+                WHERE session_id = (SELECT session_id FROM seats WHERE user_id = $1)
+            )
+            SELECT \(PostgresClusterNode.placementColumns) FROM s
             LEFT JOIN nodes n ON n.node_id = s.owner_node
-            WHERE st.user_id = $1
+            WHERE s.open
             """
     }
 
-    /// The seat of $1 becomes session $2's, unless it is in another open session.
-    private enum ReserveSeat: PreparedSQL {
+    /// The seat of $1 becomes session $2's, unless it is in another open session. (That
+    /// session is read by its key alone: ``PostgresSchema/openSessionsByOwnerIndex``.)
+    enum ReserveSeat: PreparedSQL {
         static let sql = """
             INSERT INTO seats (user_id, session_id) VALUES ($1, $2)
             ON CONFLICT (user_id) DO UPDATE SET session_id = excluded.session_id
             WHERE seats.session_id = excluded.session_id
-               OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.session_id = seats.session_id AND s.open)
+               OR (SELECT s.open FROM sessions s WHERE s.session_id = seats.session_id) IS NOT TRUE
             RETURNING 1
             """
     }

@@ -171,20 +171,29 @@ public final class PostgresJournal: RecoverableJournal {
             """
     }
 
-    private enum IsOpenHere: PreparedSQL {
-        static let sql = "SELECT 1 FROM sessions WHERE session_id = $1 AND owner_node = $2 AND open"
+    /// (Found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``.)
+    enum IsOpenHere: PreparedSQL {
+        static let sql = """
+            WITH s AS MATERIALIZED (SELECT owner_node, open FROM sessions WHERE session_id = $1)
+            SELECT 1 FROM s WHERE owner_node = $2 AND open
+            """
     }
 
     private enum LockSession: PreparedSQL {
         static let sql = "SELECT 1 FROM sessions WHERE session_id = $1 FOR UPDATE"
     }
 
-    /// Closes session $1 if node $2 owns it and it is open, with its journal and seats.
-    private enum CloseSession: PreparedSQL {
+    /// Closes session $1 if node $2 owns it and it is open, with its journal and seats. (The row
+    /// is found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``; the caller
+    /// holds it `FOR UPDATE`, so what `target` read is what the update changes.)
+    enum CloseSession: PreparedSQL {
         static let sql = """
-            WITH closed AS (
-                UPDATE sessions SET open = false WHERE session_id = $1 AND owner_node = $2 AND open
-                RETURNING session_id
+            WITH target AS MATERIALIZED (
+                SELECT session_id, owner_node, open FROM sessions WHERE session_id = $1
+            ), closed AS (
+                UPDATE sessions s SET open = false FROM target t
+                WHERE s.session_id = t.session_id AND t.owner_node = $2 AND t.open
+                RETURNING s.session_id
             ), journal_gone AS (
                 DELETE FROM journal WHERE session_id IN (SELECT session_id FROM closed)
             )

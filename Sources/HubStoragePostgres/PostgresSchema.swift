@@ -19,6 +19,18 @@ enum PostgresSchema {
 
     static let migrations: [Migration] = [v1, v2, v3]
 
+    /// The partial index of open sessions by owner (version 1), for what reads a node's open
+    /// sessions: its restart and a survivor's claims.
+    ///
+    /// A statement that finds a session by its id never offers the planner `open` or
+    /// `owner_node` as a way to find it: it reads the row by its primary key in a materialized
+    /// CTE (or a subquery on the key alone) and checks those columns on the row found. Otherwise
+    /// a generic plan — prepared statements on the journal's connections are always planned
+    /// generically — made while statistics counted few open sessions costs this index at one
+    /// row and scans it: every open session of the node, on every journal commit, join and
+    /// close (2.5 ms a commit with 2,000 open sessions, measured).
+    static let openSessionsByOwnerIndex = "sessions_open_by_owner"
+
     /// Version 1: profiles, premium audit, history, progress, learner records; the cluster's
     /// nodes, sessions (owner node and epoch, for fencing), journal and seats.
     static let v1 = Migration(version: 1, name: "initial schema", sql: """

@@ -1,0 +1,71 @@
+@testable import HubStoragePostgres
+import PostgresNIO
+import Testing
+
+/// The plans PostgreSQL makes for the statements that find a session by its id
+/// (``PostgresSchema/openSessionsByOwnerIndex``), asked of a real server.
+@Suite("PostgreSQL session lookups", .enabled(if: PostgresTestDatabase.available))
+struct SessionLookupPlanTests {
+    /// Every statement that finds a session (or a seat's session) by its id.
+    static let statements: [(name: String, sql: String)] = [
+        ("journal insert", JournalInsertStatement.sql),
+        ("open here", PostgresJournal.IsOpenHere.sql),
+        ("close", PostgresJournal.CloseSession.sql),
+        ("locate by session id", PostgresClusterNode.LocateBySessionId.sql),
+        ("locate seat", PostgresClusterNode.LocateSeat.sql),
+        ("reserve seat", PostgresClusterNode.ReserveSeat.sql),
+    ]
+
+    /// The highest parameter number (`$n`) in `sql`.
+    static func parameterCount(_ sql: String) -> Int {
+        var highest = 0, digits = "", inParameter = false
+        for character in sql + " " {
+            if inParameter, character.isASCII, character.isNumber {
+                digits.append(character)
+                continue
+            }
+            if inParameter, let number = Int(digits) { highest = max(highest, number) }
+            inParameter = character == "$"
+            digits = ""
+        }
+        return highest
+    }
+
+    @Test("A session found by its id is read through the primary key, even in a generic plan made while statistics counted no open session")
+    func lookupsReadThePrimaryKey() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let logger = pool.logger
+            try await pool.client.withConnection { db in
+                // Statistics taken while every session was closed; then 500 open sessions of one
+                // node, not analyzed (a node's morning, or a fresh cluster under its first load).
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'closed-' || g, NULL, 'n1', 1, false, g, '{}' FROM generate_series(1, 5000) AS g
+                    """, logger: logger)
+                try await db.query("ANALYZE sessions", logger: logger)
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'open-' || g, NULL, 'n1', 1, true, 10000 + g, '{}' FROM generate_series(1, 500) AS g
+                    """, logger: logger)
+                // The journal's connections plan every prepared statement generically.
+                try await db.query("SET plan_cache_mode = force_generic_plan", logger: logger)
+                for (index, statement) in Self.statements.enumerated() {
+                    try await db.query(PostgresQuery(unsafeSQL: "PREPARE lookup\(index) AS \(statement.sql)"), logger: logger)
+                    let nulls = Array(repeating: "NULL", count: Self.parameterCount(statement.sql)).joined(separator: ", ")
+                    var plan = ""
+                    let rows = try await db.query(PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE lookup\(index)(\(nulls))"), logger: logger)
+                    for try await line in rows.decode(String.self) { plan += line + "\n" }
+                    #expect(!plan.contains(PostgresSchema.openSessionsByOwnerIndex), "\(statement.name) scans the open sessions:\n\(plan)")
+                    #expect(plan.contains("sessions_pkey"), "\(statement.name) does not read the primary key:\n\(plan)")
+                }
+            }
+        }
+    }
+
+    @Test("Parameters are counted by their highest number")
+    func parametersCounted() {
+        #expect(Self.parameterCount("SELECT $1, $2 WHERE x = $12") == 12)
+        #expect(Self.parameterCount("SELECT 1") == 0)
+        #expect(Self.parameterCount("SELECT $3::text[], $1") == 3)
+    }
+}
