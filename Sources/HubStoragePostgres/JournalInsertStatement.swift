@@ -6,9 +6,9 @@ import PostgresNIO
 /// Prepared once per connection of the journal's pool, so PostgreSQL parses and plans it once
 /// instead of once per commit.
 struct JournalInsertStatement: PostgresPreparedStatement {
-    ///
     /// The batch's sessions are found by their primary key alone, in a materialized CTE, and
-    /// locked `FOR SHARE` there; owner, epoch and `open` are checked on the rows found. Offered
+    /// locked `FOR SHARE` there (a fenced one too, until the commit); owner, epoch and `open` are
+    /// checked on the rows found (their newest versions, once a concurrent update ended). Offered
     /// to the planner as conditions of the scan, they let it pick the partial index of open
     /// sessions by owner, which statistics taken while few sessions were open cost at one row:
     /// a generic plan then read every open session of the node on every commit

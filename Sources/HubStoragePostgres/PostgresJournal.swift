@@ -19,7 +19,8 @@ import Synchronization
 /// the epoch at which this node owns each of its sessions; the insert joins every row with its
 /// session, locking it `FOR SHARE`, and stores only rows whose session this node still owns at
 /// that epoch. A row refused that way throws ``HubDomain/JournalFailure/fenced(sessionId:)``:
-/// another node adopted the session (a claim bumps the epoch and waits for inserts in flight).
+/// another node adopted the session (a claim bumps the epoch; it passes over a session whose row
+/// an insert in flight holds and takes it at a later heartbeat, and a handover waits for it).
 /// A row already stored at the same epoch — a retry of a commit whose outcome was lost — counts
 /// as written. A commit that fails throws ``HubDomain/JournalFailure/unavailable(_:)``.
 public final class PostgresJournal: RecoverableJournal {
@@ -184,12 +185,14 @@ public final class PostgresJournal: RecoverableJournal {
     }
 
     /// Closes session $1 if node $2 owns it and it is open, with its journal and seats. (The row
-    /// is found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``; the caller
-    /// holds it `FOR UPDATE`, so what `target` read is what the update changes.)
+    /// is found by its key alone, then checked: ``PostgresSchema/openSessionsByOwnerIndex``. The
+    /// caller holds it `FOR UPDATE` already, so that the deletes' snapshot sees every journal row
+    /// committed before; `target` locks it again, so what it read is what the update changes
+    /// even without that.)
     enum CloseSession: PreparedSQL {
         static let sql = """
             WITH target AS MATERIALIZED (
-                SELECT session_id, owner_node, open FROM sessions WHERE session_id = $1
+                SELECT session_id, owner_node, open FROM sessions WHERE session_id = $1 FOR UPDATE
             ), closed AS (
                 UPDATE sessions s SET open = false FROM target t
                 WHERE s.session_id = t.session_id AND t.owner_node = $2 AND t.open

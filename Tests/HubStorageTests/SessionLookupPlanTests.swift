@@ -38,6 +38,8 @@ struct SessionLookupPlanTests {
             try await pool.client.withConnection { db in
                 // Statistics taken while every session was closed; then 500 open sessions of one
                 // node, not analyzed (a node's morning, or a fresh cluster under its first load).
+                // No autovacuum meanwhile: its analyze would correct the statistics.
+                try await db.query("ALTER TABLE sessions SET (autovacuum_enabled = false)", logger: logger)
                 try await db.query("""
                     INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
                     SELECT 'closed-' || g, NULL, 'n1', 1, false, g, '{}' FROM generate_series(1, 5000) AS g
