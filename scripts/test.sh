@@ -45,7 +45,9 @@ step "PostgreSQL for the storage tests"
 SESSIONHUB_TEST_POSTGRES_URL="$(bash scripts/postgres.sh start "$PG_DIR")"
 export SESSIONHUB_TEST_POSTGRES_URL SESSIONHUB_REQUIRE_POSTGRES=1
 step "swift test"
-swift test --skip-build
+# A crash prints the crashed thread's backtrace with symbols but no line tables: a full one over
+# every thread of the test process once took 7 minutes, during which every test timed out.
+SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,threads=crashed,symbolicate=fast}" swift test --skip-build
 leftovers "swift test"
 step "hub wire-protocol suite on PostgreSQL"
 SERVE_ARGS="--database-url $SESSIONHUB_TEST_POSTGRES_URL --node-id ci" SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" \

@@ -121,7 +121,7 @@ struct IdentityProviderIntegrationTests {
     /// A JWKS over `https://`: fetched when the fetcher trusts the server's certificate (its host
     /// name checked), refused as `jwks_unreadable` with the system's trust roots alone.
     @Test func aJWKSURLOverTLSIsVerified() async throws {
-        let (certificate, key) = try SessionHubClientIntegrationTests.throwAwayCertificate()
+        let (certificate, key) = try await SessionHubClientIntegrationTests.throwAwayCertificate()
         let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
                                                                                   privateKey: .privateKey(key)))
         let idp = JWKSTestServer(jwks: IdP.jwks([Self.ec]), tls: serverTLS)

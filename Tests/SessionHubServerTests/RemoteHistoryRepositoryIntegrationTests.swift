@@ -159,7 +159,7 @@ struct RemoteHistoryRepositoryIntegrationTests {
 
     @Test("Over https through a TLS front when the client's URL is wss://; a client that does not trust it gets networkError")
     func overTLS() async throws {
-        let (certificate, key) = try SessionHubClientIntegrationTests.throwAwayCertificate()
+        let (certificate, key) = try await SessionHubClientIntegrationTests.throwAwayCertificate()
         let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
                                                                                    privateKey: .privateKey(key)))
         try await Self.withHub { port in

@@ -9,7 +9,7 @@ import Testing
 @Suite("SessionHubClient's account calls against a real hub", .timeLimit(.minutes(2)))
 struct SessionHubClientAccountIntegrationTests {
     @Test func profileAndProgressOverHTTPSThroughATLSFront() async throws {
-        let (certificate, key) = try SessionHubClientIntegrationTests.throwAwayCertificate()
+        let (certificate, key) = try await SessionHubClientIntegrationTests.throwAwayCertificate()
         let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
                                                                                    privateKey: .privateKey(key)))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hub-account-\(UUID().uuidString)").path

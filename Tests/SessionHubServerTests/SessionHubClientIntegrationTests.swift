@@ -284,27 +284,27 @@ struct SessionHubClientIntegrationTests {
     }
 
     /// A throw-away certificate for `localhost` and 127.0.0.1, made with the `openssl` command.
-    static func throwAwayCertificate() throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
+    static func throwAwayCertificate() async throws -> (certificate: NIOSSLCertificate, key: NIOSSLPrivateKey) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("key.pem").path, cert = directory.appendingPathComponent("cert.pem").path
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        openssl.arguments = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                             "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw SessionHubClientError.transport("openssl req failed") }
+        let openssl = try ChildProcess.spawn("/usr/bin/env", arguments: [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+            environment: ProcessInfo.processInfo.environment, output: .discard, errors: .capture)
+        let ended = await openssl.waitForExit()
+        await openssl.waitForStreams()
+        guard ended == ChildProcess.Termination(status: 0, signaled: false) else {
+            throw SessionHubClientError.transport("openssl req failed: \(String(decoding: openssl.standardError, as: UTF8.self))")
+        }
         return (try NIOSSLCertificate.fromPEMFile(cert)[0], try NIOSSLPrivateKey(file: key, format: .pem))
     }
 
     @Test("Over wss:// through a TLS front with a throw-away certificate; a client that does not trust it is refused")
     func secureConnection() async throws {
-        let (certificate, key) = try Self.throwAwayCertificate()
+        let (certificate, key) = try await Self.throwAwayCertificate()
         let serverTLS = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: [.certificate(certificate)],
                                                                                    privateKey: .privateKey(key)))
         try await HubTestServer.with { port in

@@ -1,5 +1,7 @@
-import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs one of the package's built executables (`sessionhub-bot`, `sessionhub`) as a child
 /// process for integration tests, with a hard deadline so a hung child fails the test instead of
@@ -65,67 +67,21 @@ struct BuiltExecutable: Sendable {
     /// Runs the binary with `arguments` (and `environment` added to this process's), waits for it
     /// to exit, and terminates it if it is still running after `deadline` seconds.
     func run(_ arguments: [String], environment: [String: String] = [:], deadline: Double = 90) async throws -> Run {
-        let url = self.url
-        // Blocking reads and waits run on threads of their own: the global dispatch queues have
-        // only as many threads as cores, and several tests run children at once.
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                let process = Process()
-                process.executableURL = url
-                process.arguments = arguments
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-                let output = Pipe()
-                let errors = Pipe()
-                process.standardOutput = output
-                process.standardError = errors
-                process.standardInput = FileHandle.nullDevice
-                do {
-                    try process.run()
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                let child = ChildBox(process)
-                DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { child.terminateIfRunning() }
-                let errorText = DataBox()
-                let readErrors = DispatchSemaphore(value: 0)
-                Thread.detachNewThread {
-                    errorText.data = errors.fileHandleForReading.readDataToEndOfFile()
-                    readErrors.signal()
-                }
-                let printed = output.fileHandleForReading.readDataToEndOfFile()
-                readErrors.wait()
-                process.waitUntilExit()
-                continuation.resume(returning: Run(status: process.terminationStatus, killed: child.wasKilled,
-                                                   stdout: String(decoding: printed, as: UTF8.self),
-                                                   stderr: String(decoding: errorText.data, as: UTF8.self)))
-            }
+        let child = try ChildProcess.spawn(url.path, arguments: arguments,
+                                           environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        // true when the deadline passed with the child running and it was sent SIGTERM.
+        let timer = Task { () throws -> Bool in
+            try await Task.sleep(for: .seconds(deadline))
+            guard child.isRunning else { return false }
+            child.signal(SIGTERM)
+            return true
         }
-    }
-
-    /// The child process, for the deadline timer on another thread.
-    private final class ChildBox: @unchecked Sendable {
-        private let process: Process
-        private let lock = NSLock()
-        private var killed = false
-
-        init(_ process: Process) {
-            self.process = process
-        }
-
-        var wasKilled: Bool { lock.withLock { killed } }
-
-        func terminateIfRunning() {
-            lock.withLock {
-                guard process.isRunning else { return }
-                killed = true
-                process.terminate()
-            }
-        }
-    }
-
-    /// Carries standard error back from its reader thread (written once, read after the semaphore).
-    private final class DataBox: @unchecked Sendable {
-        var data = Data()
+        let termination = await child.waitForExit()
+        timer.cancel()
+        let killed = (try? await timer.value) ?? false
+        await child.waitForStreams()
+        return Run(status: termination.status, killed: killed,
+                   stdout: String(decoding: child.standardOutput, as: UTF8.self),
+                   stderr: String(decoding: child.standardError, as: UTF8.self))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,13 +10,12 @@ import Darwin
 ///
 /// It runs with ``HubTestServer/secret``, so ``HubTestServer/token(_:name:ttl:admin:)`` tokens
 /// work against it, JSON logs on standard error (kept for failure messages), two threads.
-final class HubProcess: @unchecked Sendable {
-    private let process: Process
+final class HubProcess: Sendable {
+    private let child: ChildProcess
     private let portFile: String
-    private let output = Mutex<(stderr: Data, done: Bool)>((Data(), false))
 
-    private init(process: Process, portFile: String) {
-        self.process = process
+    private init(child: ChildProcess, portFile: String) {
+        self.child = child
         self.portFile = portFile
     }
 
@@ -26,31 +24,14 @@ final class HubProcess: @unchecked Sendable {
     static func start(_ binary: URL, directory: URL, database: String, name: String, port: Int = 0,
                       arguments: [String] = ["--server-drain-timeout", "5"]) throws -> HubProcess {
         let portFile = directory.appendingPathComponent("port-\(name)").path
-        let process = Process()
-        process.executableURL = binary
-        process.currentDirectoryURL = directory
-        process.arguments = ["serve", "--port", String(port), "--port-file", portFile, "--database", database,
-                             "--threads", "2", "--log-format", "json"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SESSIONHUB_SECRET"] = String(decoding: HubTestServer.secret, as: UTF8.self)
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let child = HubProcess(process: process, portFile: portFile)
-        try process.run()
-        // Read standard error on a thread of its own until the child closes it.
-        Thread.detachNewThread {
-            let handle = errors.fileHandleForReading
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                child.output.withLock { $0.stderr.append(chunk) }
-            }
-            child.output.withLock { $0.done = true }
-        }
-        return child
+        let child = try ChildProcess.spawn(
+            binary.path,
+            arguments: ["serve", "--port", String(port), "--port-file", portFile, "--database", database,
+                        "--threads", "2", "--log-format", "json"] + arguments,
+            environment: environment, directory: directory.path, output: .discard, errors: .capture)
+        return HubProcess(child: child, portFile: portFile)
     }
 
     /// The port the child wrote once listening.
@@ -61,7 +42,7 @@ final class HubProcess: @unchecked Sendable {
                let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 return port
             }
-            guard process.isRunning else { break }
+            guard child.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw Failure(message: "no port file; stderr:\n\(stderr.suffix(3000))")
@@ -78,29 +59,29 @@ final class HubProcess: @unchecked Sendable {
 
     /// Sends the child signal `number`.
     func signal(_ number: Int32) {
-        sendSignal(process.processIdentifier, number)
+        child.signal(number)
     }
 
     /// Waits for the child to exit; nil when it is still running after `seconds`.
     func waitForExit(seconds: Double) async -> (status: Int32, normal: Bool)? {
         let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning, Date() < deadline {
+        while child.isRunning, Date() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard !process.isRunning else { return nil }
+        guard let termination = child.termination else { return nil }
         // Let the reader thread collect the last of standard error.
-        for _ in 0..<100 where !output.withLock({ $0.done }) {
+        for _ in 0..<100 where !child.streamsDrained {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        return (process.terminationStatus, process.terminationReason == .exit)
+        return (termination.status, !termination.signaled)
     }
 
     /// Standard error so far.
-    var stderr: String { String(decoding: output.withLock { $0.stderr }, as: UTF8.self) }
+    var stderr: String { String(decoding: child.standardError, as: UTF8.self) }
 
     /// Kills the child if it still runs (test cleanup).
     func kill() {
-        if process.isRunning { signal(SIGKILL) }
+        child.signal(SIGKILL)
     }
 
     /// Why the child could not be used.
@@ -108,9 +89,4 @@ final class HubProcess: @unchecked Sendable {
         var message: String
         var description: String { message }
     }
-}
-
-/// `kill(2)`, out of reach of ``HubProcess/kill()``'s name.
-private func sendSignal(_ pid: Int32, _ number: Int32) {
-    _ = kill(pid, number)
 }
