@@ -35,8 +35,8 @@ extension PostgresStore: LearnerRecords {
         await streaks(userIds: [userId], endingAt: now)[userId] ?? 1
     }
 
-    /// Every participant's streak in one statement: their session day recorded and their days
-    /// read back (the read cannot see the insert's rows, so it adds the day itself).
+    /// Every participant's streak in one statement: their session day recorded and the run of
+    /// days ending at it read back.
     public func streaks(userIds: [String], endingAt now: Int64) async -> [String: Int] {
         let users = Set(userIds).sorted()
         guard !users.isEmpty else { return [:] }
@@ -66,17 +66,15 @@ extension PostgresStore: LearnerRecords {
         static let sql = "SELECT coalesce(array_agg(word), '{}') FROM known_words WHERE user_id = $1 AND language = $2"
     }
 
-    /// Day $1 recorded for users $2, and their days up to it read back (with $1 itself: the
-    /// read cannot see the insert's rows).
+    /// Day $1 recorded for users $2, and the run of days ending at it read back (``StreakRunSQL``;
+    /// $1 itself counted as present: the read cannot see the insert's rows).
     private enum AddSessionDay: PreparedSQL {
         static let sql = """
-            WITH added AS (
+            WITH RECURSIVE added AS (
                 INSERT INTO session_days (user_id, day) SELECT u, $1 FROM unnest($2::text[]) AS u
                 ON CONFLICT DO NOTHING
-            )
-            SELECT user_id, day FROM session_days WHERE user_id = ANY($2::text[]) AND day <= $1
-            UNION SELECT u, $1 FROM unnest($2::text[]) AS u
-            ORDER BY 1, 2 DESC
+            ), \(StreakRunSQL.member(users: "$2", anchors: "array_fill($1::bigint, ARRAY[cardinality($2::text[])])", recorded: "$1"))
+            \(StreakRunSQL.select)
             """
     }
 }

@@ -123,11 +123,12 @@ extension PostgresStore: ProgressRepository {
             let entry = try progressRow(row)
             stored[entry.row.progress.userId] = entry.row
         }
-        let days = try await sessionDays(db, userIds: userIds, logger: logger)
+        let anchors = learners.map { ProgressRules.streakAnchor(day: day, stored: stored[$0.userId]) }
+        let days = try await streakRuns(db, userIds: userIds, anchors: anchors, recorded: day, logger: logger)
         let updated = learners.map { learner in
             ProgressRules.adding(session, learner.participant, userId: learner.userId, language: learner.language,
                                  to: stored[learner.userId]) { anchor in
-                ProgressRules.consecutiveDays((days[learner.userId] ?? []).filter { $0 <= anchor }, endingAt: anchor)
+                ProgressRules.consecutiveDays(days[learner.userId] ?? [], endingAt: anchor)
             }
         }
         try await writeProgress(db, updated, logger: logger)
@@ -195,10 +196,12 @@ extension PostgresStore: ProgressRepository {
         _ = try await db.execute(upsert, logger: logger)
     }
 
-    /// The session days of `userIds`, newest first per user.
-    static func sessionDays(_ db: PostgresConnection, userIds: [String], logger: Logger) async throws -> [String: [Int64]] {
+    /// The run of session days of each of `userIds` ending at its anchor (pairwise), newest
+    /// first (``StreakRunSQL``); `recorded` was recorded earlier in the transaction.
+    static func streakRuns(_ db: PostgresConnection, userIds: [String], anchors: [Int64], recorded: Int64,
+                           logger: Logger) async throws -> [String: [Int64]] {
         var days: [String: [Int64]] = [:]
-        for row in try await db.rows(of: PreparedQuery<SessionDays>(userIds), logger: logger) {
+        for row in try await db.rows(of: PreparedQuery<StreakRuns>(userIds, anchors, recorded), logger: logger) {
             let (userId, day) = try row.decode((String, Int64).self)
             days[userId, default: []].append(day)
         }
@@ -218,7 +221,7 @@ extension PostgresStore: ProgressRepository {
             """
     }
 
-    private enum SessionDays: PreparedSQL {
-        static let sql = "SELECT user_id, day FROM session_days WHERE user_id = ANY($1::text[]) ORDER BY user_id, day DESC"
+    private enum StreakRuns: PreparedSQL {
+        static let sql = "WITH RECURSIVE \(StreakRunSQL.member(users: "$1", anchors: "$2", recorded: "$3")) \(StreakRunSQL.select)"
     }
 }

@@ -122,6 +122,26 @@ struct ProgressStoreTests {
         }
     }
 
+    @Test("A long history: only the run ending today counts, however many days came before its gap", arguments: StoreBackend.all)
+    func streakAfterALongHistory(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            // 300 days in a row, one day missed, then 9 days in a row ending on Friday the 27th.
+            for back in Int64(10)..<310 { _ = await store.streak(userId: "ana", endingAt: Day.fri27 - back * Day.ms) }
+            for back in Int64(1)..<9 { _ = await store.streak(userId: "ana", endingAt: Day.fri27 - back * Day.ms) }
+            #expect(await store.streak(userId: "ana", endingAt: Day.fri27 - 10 * Day.ms) == 300)
+            #expect(await store.streak(userId: "ana", endingAt: Day.fri27 + Day.hour) == 9)
+            _ = await store.save(Fixture.session("s", endedAt: Day.fri27 + 2 * Day.hour, users: [("ana", 1), ("bob", 1)]))
+            let ana = try #require(try await store.progress(userId: "ana").first)
+            #expect(ana.currentStreak == 9)
+            #expect(try await store.progress(userId: "bob").first?.currentStreak == 1)
+            // A session of the day missed, applied late: it joins the two runs, counted back
+            // from the last activity (the 27th), not from its own day.
+            _ = await store.save(Fixture.session("late", endedAt: Day.fri27 - 9 * Day.ms, users: [("ana", 1)]))
+            #expect(try await store.progress(userId: "ana").first?.currentStreak == 310)
+            #expect(store.learnerRecordFailures == 0)
+        }
+    }
+
     @Test("Known words are kept per user and language", arguments: StoreBackend.all)
     func knownWords(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in

@@ -36,8 +36,7 @@ package enum ProgressRules {
             row.todayDay = day
         }
 
-        let lastDay = row.progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
-        let anchor = max(day, lastDay ?? day)
+        let anchor = streakAnchor(day: day, stored: stored)
         row.progress.currentStreak = try streak(anchor)
         row.progress.longestStreak = max(row.progress.longestStreak, row.progress.currentStreak)
         row.progress.lastActivityDate = UTCCalendar.dateString(ofDay: anchor)
@@ -50,6 +49,14 @@ package enum ProgressRules {
         row.progress.helpGiven += collaboration.helpGiven
         row.progress.teamWins += collaboration.teamWins
         return row
+    }
+
+    /// The day a streak is counted back from when a session of `day` is added to `stored`: that
+    /// day, or the last activity's when it is later (a session applied out of order does not
+    /// move the streak back).
+    package static func streakAnchor(day: Int64, stored: ProgressRow?) -> Int64 {
+        let lastDay = stored?.progress.lastActivityDate.flatMap(UTCCalendar.day(ofDateString:))
+        return max(day, lastDay ?? day)
     }
 
     /// Progress as of `now` (epoch ms, UTC): `weeklyXP` is 0 when the last session was in an
