@@ -259,7 +259,7 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
             """
     }
 
-    private enum LocateByJoinCode: PreparedSQL {
+    enum LocateByJoinCode: PreparedSQL {
         static let sql = """
             SELECT \(PostgresClusterNode.placementColumns) FROM sessions s
             LEFT JOIN nodes n ON n.node_id = s.owner_node

@@ -17,7 +17,7 @@ enum PostgresSchema {
         }
     }
 
-    static let migrations: [Migration] = [v1, v2, v3]
+    static let migrations: [Migration] = [v1, v2, v3, v4]
 
     /// The partial index of open sessions by owner (version 1), for what reads a node's open
     /// sessions: its restart and a survivor's claims.
@@ -168,5 +168,21 @@ enum PostgresSchema {
     static let v3 = Migration(version: 3, name: "room for in-page updates", sql: """
         ALTER TABLE word_reviews SET (fillfactor = 70);
         ALTER TABLE progress SET (fillfactor = 70);
+        """)
+
+    /// The number of changed rows of `sessions` after which autovacuum analyzes it again
+    /// (version 4), whatever the table's size.
+    static let sessionsAnalyzeThreshold = 500
+
+    /// Version 4: `sessions` is analyzed after every ``sessionsAnalyzeThreshold`` changed rows,
+    /// instead of PostgreSQL's default of 50 plus a tenth of the table. The table keeps every
+    /// session ever played while only the open ones are read, so with the default a table of a
+    /// million closed sessions would wait for 100,000 changes: statistics that still count a
+    /// handful of open sessions when thousands are open make the planner cost
+    /// ``openSessionsByOwnerIndex`` at one row and scan every open session where a lookup by
+    /// join code needs one row (its own unique index), and the same for a survivor's claims.
+    /// An analyze also invalidates the plans cached on every connection.
+    static let v4 = Migration(version: 4, name: "sessions analyzed as they change", sql: """
+        ALTER TABLE sessions SET (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = \(sessionsAnalyzeThreshold));
         """)
 }

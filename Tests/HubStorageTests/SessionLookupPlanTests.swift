@@ -64,6 +64,41 @@ struct SessionLookupPlanTests {
         }
     }
 
+    @Test("sessions is analyzed after a fixed number of changes, and with statistics that count the open sessions a join code is found through its own index")
+    func joinCodeLookupWithCurrentStatistics() async throws {
+        try await PostgresTestDatabase.with { pool in
+            let logger = pool.logger
+            try await pool.client.withConnection { db in
+                var options: [String] = []
+                for try await option in try await db.query("""
+                    SELECT unnest(reloptions) FROM pg_class WHERE oid = 'sessions'::regclass ORDER BY 1
+                    """, logger: logger).decode(String.self) { options.append(option) }
+                #expect(options == ["autovacuum_analyze_scale_factor=0",
+                                    "autovacuum_analyze_threshold=\(PostgresSchema.sessionsAnalyzeThreshold)"])
+
+                // 5,000 closed sessions and 2,000 open ones with join codes, then analyzed (what
+                // autovacuum does after that many changes).
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'closed-' || g, NULL, 'n1', 1, false, g, '{}' FROM generate_series(1, 5000) AS g
+                    """, logger: logger)
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'open-' || g, 'C' || g, 'n1', 1, true, 10000 + g, '{}' FROM generate_series(1, 2000) AS g
+                    """, logger: logger)
+                try await db.query("ANALYZE sessions", logger: logger)
+                try await db.query("SET plan_cache_mode = force_generic_plan", logger: logger)
+                let sql = PostgresClusterNode.LocateByJoinCode.sql
+                try await db.query(PostgresQuery(unsafeSQL: "PREPARE by_code AS \(sql)"), logger: logger)
+                var plan = ""
+                let rows = try await db.query(PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE by_code(NULL)"), logger: logger)
+                for try await line in rows.decode(String.self) { plan += line + "\n" }
+                #expect(plan.contains("sessions_open_join_code"), "the join-code lookup does not read its index:\n\(plan)")
+                #expect(!plan.contains(PostgresSchema.openSessionsByOwnerIndex), "the join-code lookup scans the open sessions:\n\(plan)")
+            }
+        }
+    }
+
     @Test("Parameters are counted by their highest number")
     func parametersCounted() {
         #expect(Self.parameterCount("SELECT $1, $2 WHERE x = $12") == 12)
