@@ -155,14 +155,27 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
         return dead.sorted()
     }
 
+    /// Sessions handed over (no owner) first, then those of dead nodes: two statements, each
+    /// with one index condition (``ClaimOwnerless``, ``ClaimFromDeadNodes``).
     public func claimSessions(limit: Int) async throws -> [SessionHeader] {
         var claimed: [SessionHeader] = []
-        for row in try await pool.client.rows(of: PreparedQuery<ClaimSessions>(nodeId, limit), logger: logger) {
-            let (sessionId, epoch, header) = try row.decode((String, Int64, String).self)
-            journal.hold(sessionId, epoch: epoch)
-            claimed.append(try PostgresStore.decode(SessionHeader.self, json: header))
+        for row in try await pool.client.rows(of: PreparedQuery<ClaimOwnerless>(nodeId, limit), logger: logger) {
+            claimed.append(try hold(row))
+        }
+        if claimed.count < limit {
+            for row in try await pool.client.rows(of: PreparedQuery<ClaimFromDeadNodes>(nodeId, limit - claimed.count),
+                                                  logger: logger) {
+                claimed.append(try hold(row))
+            }
         }
         return claimed.sorted { $0.startedAt < $1.startedAt }
+    }
+
+    /// A claimed row: its epoch held for the journal, its header decoded.
+    private func hold(_ row: PostgresRow) throws -> SessionHeader {
+        let (sessionId, epoch, header) = try row.decode((String, Int64, String).self)
+        journal.hold(sessionId, epoch: epoch)
+        return try PostgresStore.decode(SessionHeader.self, json: header)
     }
 
     public func handOver(sessionIds: [String]) async throws {
@@ -302,15 +315,36 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
             """
     }
 
-    /// Up to $2 open sessions without a live owner become node $1's, at the next epoch
-    /// (prepared: every survivor runs it every heartbeat).
-    private enum ClaimSessions: PreparedSQL {
+    /// Up to $2 open sessions without an owner (handed over) become node $1's, at the next
+    /// epoch, oldest first (prepared: every node runs it every heartbeat).
+    ///
+    /// This and ``ClaimFromDeadNodes`` each give the planner one index condition on
+    /// ``PostgresSchema/openSessionsByOwnerIndex``, so a heartbeat with nothing to claim reads no
+    /// session, with current or stale statistics (0.1 ms for both with 20,000 open sessions;
+    /// one statement with `owner_node IS NULL OR owner_node IN (dead nodes)` filtered every
+    /// open session of the cluster, 3–4 ms). The rows are locked by the inner select
+    /// (`SKIP LOCKED`: each claimed by exactly one survivor; a row another survivor claimed
+    /// meanwhile fails the conditions when rechecked on its latest version) and updated through
+    /// the primary key.
+    enum ClaimOwnerless: PreparedSQL {
         static let sql = """
             UPDATE sessions s SET owner_node = $1, epoch = s.epoch + 1
-            FROM (SELECT session_id FROM sessions
-                  WHERE open AND (owner_node IS NULL OR owner_node IN (SELECT node_id FROM nodes WHERE dead))
-                  ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED) c
-            WHERE s.session_id = c.session_id
+            WHERE s.session_id = ANY (ARRAY(
+                SELECT session_id FROM sessions WHERE open AND owner_node IS NULL
+                ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED))
+            RETURNING s.session_id, s.epoch, s.header
+            """
+    }
+
+    /// Up to $2 open sessions of dead nodes become node $1's, at the next epoch, oldest first
+    /// (the dead nodes read once into an array: ``ClaimOwnerless``).
+    enum ClaimFromDeadNodes: PreparedSQL {
+        static let sql = """
+            UPDATE sessions s SET owner_node = $1, epoch = s.epoch + 1
+            WHERE s.session_id = ANY (ARRAY(
+                SELECT session_id FROM sessions
+                WHERE open AND owner_node = ANY (ARRAY(SELECT node_id FROM nodes WHERE dead))
+                ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED))
             RETURNING s.session_id, s.epoch, s.header
             """
     }

@@ -99,6 +99,60 @@ struct SessionLookupPlanTests {
         }
     }
 
+    @Test("A heartbeat's claims with nothing to claim read no open session, with current or stale statistics; a claim takes the dead node's oldest sessions", arguments: [false, true])
+    func claimReadsOnlyWhatItClaims(staleStatistics: Bool) async throws {
+        try await PostgresTestDatabase.with { pool in
+            let logger = pool.logger
+            try await pool.client.withConnection { db in
+                try await db.query("""
+                    INSERT INTO nodes (node_id, public_url, internal_url, incarnation, started_at, heartbeat_at, dead)
+                    SELECT 'n' || g, 'ws://n' || g, 'http://n' || g, 'i', now(), now(), g = 3 FROM generate_series(1, 3) AS g
+                    """, logger: logger)
+                // A cluster's table: mostly sessions played before, 2,000 open on two live nodes
+                // (analyzed before they opened, or after).
+                try await db.query("ALTER TABLE sessions SET (autovacuum_enabled = false)", logger: logger)
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'closed-' || g, NULL, 'n1', 1, false, g, '{}' FROM generate_series(1, 20000) AS g
+                    """, logger: logger)
+                if staleStatistics { try await db.query("ANALYZE sessions", logger: logger) }
+                try await db.query("""
+                    INSERT INTO sessions (session_id, join_code, owner_node, epoch, open, started_at, header)
+                    SELECT 'open-' || g, NULL, 'n' || (1 + g % 2), 1, true, 100000 + g, '{}' FROM generate_series(1, 2000) AS g
+                    """, logger: logger)
+                if !staleStatistics { try await db.query("ANALYZE sessions", logger: logger) }
+                try await db.query("ANALYZE nodes", logger: logger)
+                try await db.query("SET plan_cache_mode = force_generic_plan", logger: logger)
+                let claims = [("ownerless", PostgresClusterNode.ClaimOwnerless.sql, "(owner_node IS NULL)"),
+                              ("dead", PostgresClusterNode.ClaimFromDeadNodes.sql, "(owner_node = ANY ($0))")]
+                for (name, sql, condition) in claims {
+                    try await db.query(PostgresQuery(unsafeSQL: "PREPARE claim_\(name) AS \(sql)"), logger: logger)
+                    var plan = ""
+                    let rows = try await db.query(PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, COSTS OFF) EXECUTE claim_\(name)('n1', 64)"),
+                                                  logger: logger)
+                    for try await line in rows.decode(String.self) { plan += line + "\n" }
+                    #expect(plan.contains("Index Cond: \(condition)"), "the \(name) claim does not look its sessions up:\n\(plan)")
+                    #expect(!plan.contains("Seq Scan on sessions"), "the \(name) claim scans the table:\n\(plan)")
+                    #expect(!plan.contains("Rows Removed by Filter: 2000"), "the \(name) claim filters the open sessions:\n\(plan)")
+                }
+
+                // n2 dies: n1's claims take its sessions, oldest first, in batches.
+                try await db.query("UPDATE nodes SET dead = true WHERE node_id = 'n2'", logger: logger)
+                var claimed: [String] = []
+                for _ in 0..<2 {
+                    let rows = try await db.query(PostgresQuery(unsafeSQL: "EXECUTE claim_dead('n1', 600)"), logger: logger)
+                    for try await (id, epoch, _) in rows.decode((String, Int64, String).self) {
+                        #expect(epoch == 2)
+                        claimed.append(id)
+                    }
+                }
+                #expect(claimed.count == 1000)
+                #expect(Set(claimed.prefix(600)) == Set(stride(from: 1, through: 1199, by: 2).map { "open-\($0)" }))
+                #expect(Set(claimed) == Set(stride(from: 1, through: 2000, by: 2).map { "open-\($0)" }))
+            }
+        }
+    }
+
     @Test("Parameters are counted by their highest number")
     func parametersCounted() {
         #expect(Self.parameterCount("SELECT $1, $2 WHERE x = $12") == 12)
