@@ -156,26 +156,28 @@ public final class PostgresClusterNode: NodeRegistry, SessionDirectory {
     }
 
     /// Sessions handed over (no owner) first, then those of dead nodes: two statements, each
-    /// with one index condition (``ClaimOwnerless``, ``ClaimFromDeadNodes``).
+    /// with one index condition (``ClaimOwnerless``, ``ClaimFromDeadNodes``), in one
+    /// transaction, so a failure of the second cannot leave the first's sessions owned here
+    /// but never adopted. Their epochs are held for the journal once it has committed.
     public func claimSessions(limit: Int) async throws -> [SessionHeader] {
-        var claimed: [SessionHeader] = []
-        for row in try await pool.client.rows(of: PreparedQuery<ClaimOwnerless>(nodeId, limit), logger: logger) {
-            claimed.append(try hold(row))
-        }
-        if claimed.count < limit {
-            for row in try await pool.client.rows(of: PreparedQuery<ClaimFromDeadNodes>(nodeId, limit - claimed.count),
-                                                  logger: logger) {
-                claimed.append(try hold(row))
+        let rows = try await pool.transaction { db -> [(String, Int64, String)] in
+            var rows: [(String, Int64, String)] = []
+            for row in try await db.rows(of: PreparedQuery<ClaimOwnerless>(nodeId, limit), logger: logger) {
+                rows.append(try row.decode((String, Int64, String).self))
             }
+            if rows.count < limit {
+                for row in try await db.rows(of: PreparedQuery<ClaimFromDeadNodes>(nodeId, limit - rows.count), logger: logger) {
+                    rows.append(try row.decode((String, Int64, String).self))
+                }
+            }
+            return rows
+        }
+        var claimed: [SessionHeader] = []
+        for (sessionId, epoch, header) in rows {
+            journal.hold(sessionId, epoch: epoch)
+            claimed.append(try PostgresStore.decode(SessionHeader.self, json: header))
         }
         return claimed.sorted { $0.startedAt < $1.startedAt }
-    }
-
-    /// A claimed row: its epoch held for the journal, its header decoded.
-    private func hold(_ row: PostgresRow) throws -> SessionHeader {
-        let (sessionId, epoch, header) = try row.decode((String, Int64, String).self)
-        journal.hold(sessionId, epoch: epoch)
-        return try PostgresStore.decode(SessionHeader.self, json: header)
     }
 
     public func handOver(sessionIds: [String]) async throws {

@@ -10,7 +10,8 @@ enum StreakRunSQL {
     /// A `WITH RECURSIVE` member `streak_run(user_id, day)` for users `users` (a `text[]`
     /// parameter) whose runs end at `anchors` (a `bigint[]` parameter, pairwise).
     ///
-    /// An anchor equal to `recorded` (a `bigint` parameter) counts as present without a lookup:
+    /// A user given twice is walked once (`UNION`, not `UNION ALL`: a day read twice would end
+    /// the run at its second copy). An anchor equal to `recorded` (a `bigint` parameter) counts as present without a lookup:
     /// a statement that inserts that day cannot see its own insert.
     static func member(users: String, anchors: String, recorded: String) -> String {
         """
@@ -18,7 +19,7 @@ enum StreakRunSQL {
             SELECT k.u, k.a FROM unnest(\(users)::text[], \(anchors)::bigint[]) AS k(u, a)
             WHERE k.a = \(recorded)::bigint
                OR EXISTS (SELECT 1 FROM session_days s WHERE s.user_id = k.u AND s.day = k.a)
-            UNION ALL
+            UNION
             SELECT r.user_id, r.day - 1 FROM streak_run r
             WHERE EXISTS (SELECT 1 FROM session_days s WHERE s.user_id = r.user_id AND s.day = r.day - 1)
         )

@@ -124,7 +124,7 @@ struct SessionLookupPlanTests {
                 try await db.query("ANALYZE nodes", logger: logger)
                 try await db.query("SET plan_cache_mode = force_generic_plan", logger: logger)
                 let claims = [("ownerless", PostgresClusterNode.ClaimOwnerless.sql, "(owner_node IS NULL)"),
-                              ("dead", PostgresClusterNode.ClaimFromDeadNodes.sql, "(owner_node = ANY ($0))")]
+                              ("dead", PostgresClusterNode.ClaimFromDeadNodes.sql, "(owner_node = ANY")]
                 for (name, sql, condition) in claims {
                     try await db.query(PostgresQuery(unsafeSQL: "PREPARE claim_\(name) AS \(sql)"), logger: logger)
                     var plan = ""

@@ -72,9 +72,7 @@ struct BuiltExecutable: Sendable {
         // true when the deadline passed with the child running and it was sent SIGTERM.
         let timer = Task { () throws -> Bool in
             try await Task.sleep(for: .seconds(deadline))
-            guard child.isRunning else { return false }
-            child.signal(SIGTERM)
-            return true
+            return child.signal(SIGTERM)
         }
         let termination = await child.waitForExit()
         timer.cancel()

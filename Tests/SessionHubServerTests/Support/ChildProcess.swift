@@ -83,8 +83,15 @@ final class ChildProcess: Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
         var pipes: [(read: Int32, write: Int32, target: Int32)] = []
-        var closeAfterSpawn: [Int32] = []
-        defer { for descriptor in closeAfterSpawn { close(descriptor) } }
+        var spawned = false
+        defer {
+            // The child has its copies of the write ends; the read ends stay for the readers,
+            // unless the spawn did not happen.
+            for end in pipes {
+                close(end.write)
+                if !spawned { close(end.read) }
+            }
+        }
         try check(posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "addopen", executable)
         for (stream, target) in [(output, Int32(1)), (errors, Int32(2))] {
             switch stream {
@@ -94,7 +101,6 @@ final class ChildProcess: Sendable {
                 var ends: [Int32] = [-1, -1]
                 guard pipe(&ends) == 0 else { throw SpawnFailure(executable: executable, call: "pipe", code: errno) }
                 pipes.append((ends[0], ends[1], target))
-                closeAfterSpawn.append(ends[1])
                 // Close-on-exec (pipe2 is not imported): another test's child, spawned before
                 // this flag is set, is still covered by its spawn's closefrom.
                 _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -120,11 +126,9 @@ final class ChildProcess: Sendable {
             for pointer in envp { free(pointer) }
         }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        guard spawned == 0 else {
-            for end in pipes { close(end.read) }
-            throw SpawnFailure(executable: executable, call: "posix_spawn", code: spawned)
-        }
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else { throw SpawnFailure(executable: executable, call: "posix_spawn", code: result) }
+        spawned = true
         let child = ChildProcess(pid: pid, openPipes: pipes.count)
         for end in pipes {
             let isOutput = end.target == 1
@@ -165,10 +169,13 @@ final class ChildProcess: Sendable {
         while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0, errno == EINTR {}
         let (termination, waiters) = state.withLock { state -> (Termination, [CheckedContinuation<Termination, Never>]) in
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            var reaped: pid_t
+            repeat { reaped = waitpid(pid, &status, 0) } while reaped < 0 && errno == EINTR
             let signal = status & 0x7f
-            let termination = signal == 0 ? Termination(status: (status >> 8) & 0xff, signaled: false)
-                                          : Termination(status: signal, signaled: true)
+            // Not reaped (someone else waited for it): no status to report, never a clean exit.
+            let termination = reaped != pid ? Termination(status: Self.unknownStatus, signaled: false)
+                : signal == 0 ? Termination(status: (status >> 8) & 0xff, signaled: false)
+                : Termination(status: signal, signaled: true)
             state.termination = termination
             defer { state.exitWaiters = [] }
             return (termination, state.exitWaiters)
@@ -176,13 +183,17 @@ final class ChildProcess: Sendable {
         for waiter in waiters { waiter.resume(returning: termination) }
     }
 
-    /// Sends the child signal `number` unless it has ended.
-    func signal(_ number: Int32) {
+    /// Sends the child signal `number` unless it has ended; true when it was sent.
+    @discardableResult
+    func signal(_ number: Int32) -> Bool {
         state.withLock { state in
-            guard state.termination == nil else { return }
-            _ = kill(pid, number)
+            guard state.termination == nil else { return false }
+            return kill(pid, number) == 0
         }
     }
+
+    /// The status reported when the child could not be reaped (its exit status is unknown).
+    static let unknownStatus: Int32 = -1
 
     /// How the child ended, or nil while it runs.
     var termination: Termination? { state.withLock { $0.termination } }
@@ -202,8 +213,8 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits until both captured streams reached their end (a grandchild holding them open keeps
-    /// this waiting; callers bound it).
+    /// Waits until both captured streams reached their end (a grandchild that still holds them
+    /// open keeps this waiting: the binaries the tests run start none that outlive them).
     func waitForStreams() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let drained = state.withLock { state in
