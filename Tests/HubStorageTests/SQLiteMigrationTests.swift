@@ -123,5 +123,7 @@ struct SQLiteMigrationTests {
         #expect(keys == 1)
         #expect(sync == 1) // NORMAL
         #expect(timeout == 5000)
+        // Memory statistics were turned off before SQLite initialized (SQLITE_OK, not MISUSE).
+        #expect(SQLiteConnection.processSettings == 0)
     }
 }
