@@ -180,8 +180,8 @@ enum PostgresSchema {
     /// million closed sessions would wait for 100,000 changes: statistics that still count a
     /// handful of open sessions when thousands are open make the planner cost
     /// ``openSessionsByOwnerIndex`` at one row and scan every open session where a lookup by
-    /// join code needs one row (its own unique index), and the same for a survivor's claims.
-    /// An analyze also invalidates the plans cached on every connection.
+    /// join code needs one row (its own unique index). An analyze also invalidates the plans
+    /// cached on every connection.
     static let v4 = Migration(version: 4, name: "sessions analyzed as they change", sql: """
         ALTER TABLE sessions SET (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = \(sessionsAnalyzeThreshold));
         """)

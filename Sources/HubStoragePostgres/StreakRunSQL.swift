@@ -11,8 +11,8 @@ enum StreakRunSQL {
     /// parameter) whose runs end at `anchors` (a `bigint[]` parameter, pairwise).
     ///
     /// A user given twice is walked once (`UNION`, not `UNION ALL`: a day read twice would end
-    /// the run at its second copy). An anchor equal to `recorded` (a `bigint` parameter) counts as present without a lookup:
-    /// a statement that inserts that day cannot see its own insert.
+    /// the run at its second copy). An anchor equal to `recorded` (a `bigint` parameter) counts
+    /// as present without a lookup: a statement that inserts that day cannot see its own insert.
     static func member(users: String, anchors: String, recorded: String) -> String {
         """
         streak_run(user_id, day) AS (
