@@ -171,9 +171,9 @@ extension PostgresStore: ProgressRepository {
             """, logger: logger)
     }
 
-    /// The SM-2 update of the words each learner met in `session`, in two statements (one read
-    /// of the stored states, one upsert of every word of every learner), inside the caller's
-    /// transaction.
+    /// The SM-2 update of the words each learner met in `session`, in at most two statements
+    /// (one read of the stored states, one upsert of every state that changes; none when no
+    /// state does), inside the caller's transaction.
     static func reviewWords(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
                             vocabulary: SessionVocabulary, logger: Logger) async throws {
         let qualities = learners.map { vocabulary.reviews(of: $0.userId) }
@@ -193,6 +193,8 @@ extension PostgresStore: ProgressRepository {
                 upsert.append(userId: learner.userId, language: learner.language, word: word, review: review)
             }
         }
+        // Words met again before they are due keep their states: often nothing changes at all.
+        guard !upsert.isEmpty else { return }
         _ = try await db.execute(upsert, logger: logger)
     }
 

@@ -29,6 +29,9 @@ struct WordReviewUpsertStatement: PostgresPreparedStatement {
     private var nextReviews: [Int64] = []
     private var lastReviews: [Int64] = []
 
+    /// Whether no state was appended (then there is nothing to run).
+    var isEmpty: Bool { words.isEmpty }
+
     /// Sets `word` of `userId` in `language` to `review`.
     mutating func append(userId: String, language: String, word: String, review: WordReview) {
         userIds.append(userId)

@@ -42,13 +42,16 @@ struct VocabularyRulesTests {
         #expect(abs(fresh.easeFactor - 1.96) < 1e-9)
     }
 
-    @Test("SM-2: a success before the word is due changes only lastReviewedAt")
+    @Test("SM-2: a success before the word is due changes nothing; a failure then does")
     func earlySuccess() {
         let word = WordReview.first(quality: 5, at: 0)
-        let again = word.reviewed(quality: 5, at: 1_000)
-        var expected = word
-        expected.lastReviewedAt = 1_000
-        #expect(again == expected)
+        #expect(word.reviewed(quality: 5, at: 1_000) == word)
+        #expect(word.reviewed(quality: 3, at: 1_000) == word)
+        let failed = word.reviewed(quality: 2, at: 1_000)
+        #expect(failed.repetitions == 0 && failed.lastReviewedAt == 1_000 && failed.isDue(at: 1_000))
+        // Once due, a success counts again.
+        let due = word.reviewed(quality: 5, at: word.nextReviewAt)
+        #expect(due.repetitions == 2 && due.lastReviewedAt == word.nextReviewAt)
     }
 
     @Test("A session's words: corrected ≤ 2, spoken 5, seen 4, lowest wins; words a recast took out get nothing")

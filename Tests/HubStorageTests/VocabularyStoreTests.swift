@@ -55,6 +55,24 @@ struct VocabularyStoreTests {
         }
     }
 
+    @Test("Only the states that change are written: new words, failures, words that were due")
+    func onlyChangedStatesWritten() {
+        let first = Self.start
+        let known = WordReview.first(quality: 5, at: first)              // due a day later
+        let failed = WordReview.first(quality: 1, at: first)             // due at once
+        let existing = ["known": known, "heard": known, "failed": failed,
+                        "due": WordReview.first(quality: 5, at: first - 2 * Day.ms)]
+        let later = first + Day.hour
+        let updated = ProgressRules.reviewed(["known": 5, "heard": 4, "failed": 4, "due": 4, "new": 5],
+                                             existing: existing, at: later)
+        #expect(Set(updated.keys) == ["failed", "due", "new"], "a success before the word is due writes nothing")
+        #expect(updated["failed"]?.repetitions == 1)
+        #expect(updated["due"]?.repetitions == 2)
+        #expect(updated["new"] == WordReview.first(quality: 5, at: later))
+        let slip = ProgressRules.reviewed(["known": 2], existing: existing, at: later)
+        #expect(slip["known"]?.repetitions == 0, "a failure before the word is due is written")
+    }
+
     @Test("A session end reviews every participant's words with SM-2 in the progress transaction", arguments: StoreBackend.all)
     func wordsReviewedAtSessionEnd(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
@@ -93,15 +111,16 @@ struct VocabularyStoreTests {
             _ = await store.save(Self.session("s1", endedAt: end))
             #expect(try await store.wordReviews(userId: "ana", language: "fr") == ana)
 
-            // Later the same day: "voudrais" said right is relearned; "je" is not due, so only
-            // its last review moves.
+            // Later the same day: "voudrais" said right is relearned; "je" is not due, so its
+            // state stays as it was, last review included.
             _ = await store.save(Self.session("s2", endedAt: end + Day.hour, anaSays: "Je voudrais un café", recast: false))
             let after = try await store.wordReviews(userId: "ana", language: "fr")
             #expect(after["voudrais"]?.repetitions == 1)
             #expect(after["voudrais"]?.intervalDays == 1)
             #expect(after["je"]?.repetitions == 1)
             #expect(after["je"]?.nextReviewAt == end + Day.ms)
-            #expect(after["je"]?.lastReviewedAt == end + Day.hour)
+            #expect(after["je"] == ana["je"])
+            #expect(after["voudrais"]?.lastReviewedAt == end + Day.hour)
             let sameDay = try #require(try await store.progress(userId: "ana", now: end + 2 * Day.hour).first)
             #expect(sameDay.totalWordsLearned == 6)
             #expect(sameDay.wordsDueForReview == 0)

@@ -3,8 +3,9 @@
 ///
 /// - a failed review (quality < 3) makes the word due again at once (interval 0) instead of
 ///   in one day, so a word a learner was corrected on shows up in `wordsDueForReview` right away;
-/// - a successful review of a word that is not due yet (another session the same day) changes
-///   nothing but ``lastReviewedAt``, so playing often in one day does not stretch the intervals.
+/// - a successful review of a word that is not due yet (another session the same day) is not a
+///   review: it changes nothing, so playing often in one day does not stretch the intervals (and
+///   the stores write nothing for that word).
 public struct WordReview: Sendable, Equatable, Codable {
     /// SM-2's easiness factor: starts at 2.5, never below 1.3.
     public var easeFactor: Double
@@ -14,7 +15,8 @@ public struct WordReview: Sendable, Equatable, Codable {
     public var repetitions: Int
     /// Epoch ms when the word is due for review.
     public var nextReviewAt: Int64
-    /// Epoch ms of the last review.
+    /// Epoch ms of the last review that counted: a failure, a success when due, or the first
+    /// review (a success before the word is due is not one).
     public var lastReviewedAt: Int64
 
     /// The ease factor of a word never reviewed.
@@ -49,9 +51,12 @@ public struct WordReview: Sendable, Equatable, Codable {
             .reviewed(quality: quality, at: time)
     }
 
-    /// The state after a review of `quality` (0–5, clamped) at `time` (epoch ms).
+    /// The state after a review of `quality` (0–5, clamped) at `time` (epoch ms); `self`
+    /// unchanged for a success before the word is due.
     public func reviewed(quality: Int, at time: Int64) -> WordReview {
         let q = min(5, max(0, quality))
+        // A success before the word is due: not a review in SM-2's sense.
+        if q >= Self.passingQuality, repetitions > 0, !isDue(at: time) { return self }
         var next = self
         next.lastReviewedAt = max(lastReviewedAt, time)
         if q < Self.passingQuality {
@@ -61,8 +66,6 @@ public struct WordReview: Sendable, Equatable, Codable {
             next.nextReviewAt = time
             return next
         }
-        // A success before the word is due: not a review in SM-2's sense.
-        guard repetitions == 0 || isDue(at: time) else { return next }
         next.easeFactor = Self.adjustedEase(easeFactor, quality: q)
         next.repetitions = repetitions + 1
         switch next.repetitions {

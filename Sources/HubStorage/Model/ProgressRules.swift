@@ -88,14 +88,21 @@ package enum ProgressRules {
         return progress
     }
 
-    /// The new SM-2 states of words reviewed at `time` (epoch ms) with the given qualities
-    /// (``SessionVocabulary/reviews(of:in:)``), from their stored states (`existing`; a word
-    /// without one is new).
+    /// The SM-2 states that words reviewed at `time` (epoch ms) with the given qualities
+    /// (``SessionVocabulary/reviews(of:in:)``) move to, from their stored states (`existing`; a
+    /// word without one is new): only the states that change, which is all a store writes. A
+    /// word met again before it is due (a learner's second session of the day) keeps its state
+    /// (``WordReview/reviewed(quality:at:)``) and is left out.
     package static func reviewed(_ qualities: [String: Int], existing: [String: WordReview],
                                  at time: Int64) -> [String: WordReview] {
         var updated: [String: WordReview] = [:]
         for (word, quality) in qualities {
-            updated[word] = existing[word]?.reviewed(quality: quality, at: time) ?? WordReview.first(quality: quality, at: time)
+            guard let stored = existing[word] else {
+                updated[word] = WordReview.first(quality: quality, at: time)
+                continue
+            }
+            let next = stored.reviewed(quality: quality, at: time)
+            if next != stored { updated[word] = next }
         }
         return updated
     }

@@ -132,7 +132,8 @@ extension SQLiteStore: ProgressRepository {
                         vocabulary: vocabulary)
     }
 
-    /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction.
+    /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction:
+    /// only the states that change are written (``ProgressRules/reviewed(_:existing:at:)``).
     static func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
                             vocabulary: SessionVocabulary) throws {
         let qualities = vocabulary.reviews(of: userId)
