@@ -178,10 +178,10 @@ extension PostgresStore: ProgressRepository {
                             vocabulary: SessionVocabulary, logger: Logger) async throws {
         let qualities = learners.map { vocabulary.reviews(of: $0.userId) }
         var select = WordReviewSelectStatement()
-        for (learner, words) in zip(learners, qualities) {
-            for word in words.keys.sorted() { select.append(userId: learner.userId, language: learner.language, word: word) }
+        for (learner, words) in zip(learners, qualities) where !words.isEmpty {
+            select.append(userId: learner.userId, language: learner.language, words: words.keys)
         }
-        guard !select.words.isEmpty else { return }
+        guard !select.isEmpty else { return }
         var existing: [String: [String: WordReview]] = [:]
         for try await found in try await db.execute(select, logger: logger) {
             for (userId, word, review) in found { existing[userId, default: [:]][word] = review }

@@ -4,7 +4,14 @@ import PostgresNIO
 
 /// The stored SM-2 states of the words an ended session's learners met, read in one query
 /// before their review (``WordReviewUpsertStatement`` writes them back); prepared once per
-/// connection. Keys are (user, language, word) triples, appended in any order.
+/// connection.
+///
+/// Asks for each learner's (user, language) and **one list of words for all of them** (the
+/// words of a session's learners are mostly the same): PostgreSQL descends the key once per
+/// word inside one index scan per learner, instead of joining a row per (user, language, word)
+/// triple with a scan each (1.3 against 2.1 ms for four learners of 79 words, 3.0 against
+/// 3.2 ms with 5,000 words each stored, in psql, generic plans). A learner's answer may carry
+/// a state for a word only another learner met; the review uses only the words it asks about.
 ///
 /// The answer is **one row of parallel arrays**, not a row per word: an ended session reads a
 /// few hundred states, and postgres-nio pays per row (a message, a state-machine step, a
@@ -18,29 +25,32 @@ struct WordReviewSelectStatement: PostgresPreparedStatement {
                coalesce(array_agg(w.ease_factor), '{}'), coalesce(array_agg(w.interval_days::bigint), '{}'),
                coalesce(array_agg(w.repetitions::bigint), '{}'), coalesce(array_agg(w.next_review_at), '{}'),
                coalesce(array_agg(w.last_reviewed_at), '{}')
-        FROM unnest($1::text[], $2::text[], $3::text[]) AS k(u, l, word)
-        JOIN word_reviews w ON w.user_id = k.u AND w.language = k.l AND w.word = k.word
+        FROM unnest($1::text[], $2::text[]) AS k(u, l)
+        JOIN word_reviews w ON w.user_id = k.u AND w.language = k.l AND w.word = ANY($3::text[])
         """
 
     /// The stored states found, each with its user id and word.
     typealias Row = [(userId: String, word: String, review: WordReview)]
 
-    private(set) var userIds: [String] = []
-    private(set) var languages: [String] = []
-    private(set) var words: [String] = []
+    private var userIds: [String] = []
+    private var languages: [String] = []
+    private var words = Set<String>()
 
-    /// Asks for `word` of `userId` in `language`.
-    mutating func append(userId: String, language: String, word: String) {
+    /// Whether no word was asked for (then there is nothing to run).
+    var isEmpty: Bool { words.isEmpty }
+
+    /// Asks for `met` of `userId` in `language` (a user once).
+    mutating func append<Words: Sequence<String>>(userId: String, language: String, words met: Words) {
         userIds.append(userId)
         languages.append(language)
-        words.append(word)
+        words.formUnion(met)
     }
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 3)
         bindings.append(userIds)
         bindings.append(languages)
-        bindings.append(words)
+        bindings.append(words.sorted())
         return bindings
     }
 
