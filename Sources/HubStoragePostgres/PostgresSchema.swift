@@ -17,7 +17,7 @@ enum PostgresSchema {
         }
     }
 
-    static let migrations: [Migration] = [v1, v2, v3, v4]
+    static let migrations: [Migration] = [v1, v2, v3, v4, v5]
 
     /// The partial index of open sessions by owner (version 1), for what reads a node's open
     /// sessions: its restart and a survivor's claims.
@@ -184,5 +184,13 @@ enum PostgresSchema {
     /// cached on every connection.
     static let v4 = Migration(version: 4, name: "sessions analyzed as they change", sql: """
         ALTER TABLE sessions SET (autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = \(sessionsAnalyzeThreshold));
+        """)
+
+    /// Version 5: the end of each learner's latest session per language, as of which stored due
+    /// words are counted (a session that changes no word's SM-2 state leaves no other trace of
+    /// its time). NULL until the learner's next session; until then the words' latest review
+    /// stands in. Adding a nullable column rewrites nothing.
+    static let v5 = Migration(version: 5, name: "last session time", sql: """
+        ALTER TABLE progress ADD COLUMN last_session_at bigint;
         """)
 }

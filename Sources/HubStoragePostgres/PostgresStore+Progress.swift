@@ -46,7 +46,8 @@ extension PostgresStore: ProgressRepository {
         p.user_id, p.language, p.total_xp, p.weekly_xp, p.level, p.current_streak, p.longest_streak,
         p.last_activity_date, p.total_sessions, p.solo_sessions, p.multiplayer_sessions,
         p.total_minutes_played, p.successful_repairs, p.help_given, p.team_wins, p.week_start,
-        p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes))
+        p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes)),
+        p.last_session_at
         """
 
     /// Decodes rows of ``progressColumns``.
@@ -59,19 +60,21 @@ extension PostgresStore: ProgressRepository {
     /// Decodes one row of ``progressColumns``.
     static func progressRow(_ row: PostgresRow) throws -> (row: ProgressRow, dailyGoalMinutes: Int) {
         let (user, lang, total, weekly, level, current, longest, last, sessions, solo, multi, minutes, repairs,
-             help, wins, week, todayDay, todaySeconds, goal)
+             help, wins, week, todayDay, todaySeconds, goal, lastSession)
             = try row.decode((String, String, Int, Int, Int, Int, Int, String?, Int, Int, Int, Int, Int, Int, Int, Int64?,
-                              Int64?, Int64, Int).self)
+                              Int64?, Int64, Int, Int64?).self)
         let progress = UserProgress(userId: user, language: lang, totalXP: total, weeklyXP: weekly, currentLevel: level,
                                     currentStreak: current, longestStreak: longest, lastActivityDate: last,
                                     totalSessions: sessions, soloSessions: solo, multiplayerSessions: multi,
                                     totalMinutesPlayed: minutes, successfulRepairs: repairs, helpGiven: help,
                                     teamWins: wins, dailyGoalMinutes: goal)
-        return (ProgressRow(progress: progress, weekStart: week, todayDay: todayDay, todaySeconds: Int(todaySeconds)), goal)
+        return (ProgressRow(progress: progress, weekStart: week, todayDay: todayDay, todaySeconds: Int(todaySeconds),
+                            lastSessionAt: lastSession), goal)
     }
 
     /// Per language: words met, learned, due (as of `now`, else as of the language's last
-    /// review) and mastered.
+    /// session: ``ProgressRow/lastSessionAt``, or the words' latest review where it is not
+    /// recorded yet) and mastered.
     static func vocabularyCounts(_ db: PostgresConnection, userId: String, now: Int64?,
                                  logger: Logger) async throws -> [String: VocabularyCounts] {
         let rows = try await db.query("""
@@ -80,8 +83,9 @@ extension PostgresStore: ProgressRepository {
                    COUNT(*) FILTER (WHERE w.next_review_at <= COALESCE(\(now)::bigint, m.last))::bigint,
                    COUNT(*) FILTER (WHERE w.interval_days >= \(WordReview.masteredIntervalDays))::bigint
             FROM word_reviews w
-            JOIN (SELECT language, MAX(last_reviewed_at) AS last FROM word_reviews WHERE user_id = \(userId)
-                  GROUP BY language) m ON m.language = w.language
+            JOIN (SELECT r.language, GREATEST(MAX(r.last_reviewed_at), MAX(p.last_session_at)) AS last
+                  FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
+                  WHERE r.user_id = \(userId) GROUP BY r.language) m ON m.language = w.language
             WHERE w.user_id = \(userId)
             GROUP BY w.language
             """, logger: logger)
@@ -143,9 +147,9 @@ extension PostgresStore: ProgressRepository {
             INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak,
                                   longest_streak, last_activity_date, total_sessions, solo_sessions,
                                   multiplayer_sessions, total_minutes_played, successful_repairs, help_given, team_wins,
-                                  today_day, today_seconds)
+                                  today_day, today_seconds, last_session_at)
             SELECT u, l, txp, wxp, CASE WHEN hws THEN ws END, lvl, cs, ls, CASE WHEN hla THEN la END, ts, ss, ms, tmp, sr, hg,
-                   tw, CASE WHEN htd THEN td END, tsec
+                   tw, CASE WHEN htd THEN td END, tsec, CASE WHEN hlsa THEN lsa END
             FROM unnest(\(progress.map(\.userId))::text[], \(progress.map(\.language))::text[],
                         \(progress.map(\.totalXP))::bigint[], \(progress.map(\.weeklyXP))::bigint[],
                         \(rows.map { $0.weekStart ?? 0 })::bigint[], \(rows.map { $0.weekStart != nil })::boolean[],
@@ -157,8 +161,9 @@ extension PostgresStore: ProgressRepository {
                         \(progress.map(\.successfulRepairs))::bigint[], \(progress.map(\.helpGiven))::bigint[],
                         \(progress.map(\.teamWins))::bigint[],
                         \(rows.map { $0.todayDay ?? 0 })::bigint[], \(rows.map { $0.todayDay != nil })::boolean[],
-                        \(rows.map { Int64($0.todaySeconds) })::bigint[])
-                 AS t(u, l, txp, wxp, ws, hws, lvl, cs, ls, la, hla, ts, ss, ms, tmp, sr, hg, tw, td, htd, tsec)
+                        \(rows.map { Int64($0.todaySeconds) })::bigint[],
+                        \(rows.map { $0.lastSessionAt ?? 0 })::bigint[], \(rows.map { $0.lastSessionAt != nil })::boolean[])
+                 AS t(u, l, txp, wxp, ws, hws, lvl, cs, ls, la, hla, ts, ss, ms, tmp, sr, hg, tw, td, htd, tsec, lsa, hlsa)
             ON CONFLICT (user_id, language) DO UPDATE SET
                 total_xp = excluded.total_xp, weekly_xp = excluded.weekly_xp, week_start = excluded.week_start,
                 level = excluded.level, current_streak = excluded.current_streak,
@@ -167,7 +172,8 @@ extension PostgresStore: ProgressRepository {
                 multiplayer_sessions = excluded.multiplayer_sessions,
                 total_minutes_played = excluded.total_minutes_played,
                 successful_repairs = excluded.successful_repairs, help_given = excluded.help_given,
-                team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds
+                team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds,
+                last_session_at = excluded.last_session_at
             """, logger: logger)
     }
 

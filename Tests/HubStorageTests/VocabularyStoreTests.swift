@@ -10,11 +10,11 @@ struct VocabularyStoreTests {
     /// Ana says "Je veux un café", Bob recasts it to "Je voudrais un café" (accepted), Bob says
     /// "Bonjour Ana".
     static func session(_ id: String, endedAt: Int64, anaSays: String = "Je veux un café",
-                        recast: Bool = true, seconds: Int = 150) -> EndedSession {
+                        recast: Bool = true, bobSays: String = "Bonjour Ana!", seconds: Int = 150) -> EndedSession {
         let startedAt = endedAt - Int64(seconds) * 1000
         let lines = [
             DialogLine(id: "l1", speakerId: "ana", roleName: "Guest", textNative: anaSays, textTranslated: "…", timestamp: startedAt + 1),
-            DialogLine(id: "l2", speakerId: "bob", roleName: "Host", textNative: "Bonjour Ana!", textTranslated: "…", timestamp: startedAt + 2),
+            DialogLine(id: "l2", speakerId: "bob", roleName: "Host", textNative: bobSays, textTranslated: "…", timestamp: startedAt + 2),
         ]
         let recasts = recast ? [Recast(id: "r1", lineId: "l1", authorId: "bob", speakerId: "ana",
                                        correctedText: "Je voudrais un café.", explanation: nil, issueTypes: [.grammar],
@@ -52,6 +52,24 @@ struct VocabularyStoreTests {
             #expect(stored == expectedSecond)
             #expect(stored["mot10"]?.repetitions == 2)
             #expect(stored["mot1"]?.repetitions == 1, "not in the second session")
+        }
+    }
+
+    @Test("Stored due words are counted as of the last session, also when it changed no word's state", arguments: StoreBackend.all)
+    func dueAsOfTheLastSession(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            let end = Self.start
+            _ = await store.save(Self.session("s1", endedAt: end))                  // six words, due a day later ("voudrais" at once)
+            _ = await store.save(Self.session("s2", endedAt: end + 12 * Day.hour, anaSays: "Salut", recast: false,
+                                              bobSays: "Salut"))                     // "salut" new: due a day after s2
+            let before = try await store.wordReviews(userId: "ana", language: "fr")
+            // The day after: only "salut" is met, and it is not due yet: no state changes.
+            _ = await store.save(Self.session("s3", endedAt: end + Day.ms + 6 * Day.hour, anaSays: "Salut", recast: false,
+                                              bobSays: "Salut"))
+            #expect(try await store.wordReviews(userId: "ana", language: "fr") == before)
+            let stored = try #require(try await store.progress(userId: "ana").first)
+            #expect(stored.totalSessions == 3)
+            #expect(stored.wordsDueForReview == 6, "as of s3: all of s1's words, not as of s2 (the latest review)")
         }
     }
 

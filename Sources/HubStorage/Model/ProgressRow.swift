@@ -13,11 +13,17 @@ package struct ProgressRow: Sendable, Equatable {
     package var todayDay: Int64?
     /// Seconds of the sessions that ended on `todayDay`.
     package var todaySeconds: Int
+    /// Epoch ms of the latest session counted in this language (its end), nil before any
+    /// session since schema v5 (SQLite) / v5 (PostgreSQL). Stored due words are counted as of
+    /// this time: a session whose words were all met before they were due changes no word's
+    /// state, so the words' own review times cannot tell when it was.
+    package var lastSessionAt: Int64?
 
-    package init(progress: UserProgress, weekStart: Int64?, todayDay: Int64?, todaySeconds: Int) {
+    package init(progress: UserProgress, weekStart: Int64?, todayDay: Int64?, todaySeconds: Int, lastSessionAt: Int64? = nil) {
         self.progress = progress
         self.weekStart = weekStart
         self.todayDay = todayDay
         self.todaySeconds = todaySeconds
+        self.lastSessionAt = lastSessionAt
     }
 }

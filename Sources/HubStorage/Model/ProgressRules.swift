@@ -35,6 +35,7 @@ package enum ProgressRules {
             row.todaySeconds = session.durationSeconds
             row.todayDay = day
         }
+        row.lastSessionAt = max(row.lastSessionAt ?? session.endedAt, session.endedAt)
 
         let anchor = streakAnchor(day: day, stored: stored)
         row.progress.currentStreak = try streak(anchor)
@@ -74,7 +75,7 @@ package enum ProgressRules {
     }
 
     /// Progress as stored after the last session: `todayMinutes` of that session's day;
-    /// `vocabulary` counts due words as of the last review.
+    /// `vocabulary` counts due words as of that session (``ProgressRow/lastSessionAt``).
     package static func stored(_ row: ProgressRow, dailyGoalMinutes: Int, vocabulary: VocabularyCounts) -> UserProgress {
         var progress = row.progress
         progress.todayMinutes = row.todaySeconds / 60

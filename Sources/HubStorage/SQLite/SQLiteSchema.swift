@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -147,5 +147,13 @@ public enum SQLiteSchema {
             last_reviewed_at INTEGER NOT NULL,
             PRIMARY KEY (user_id, language, word)
         ) WITHOUT ROWID;
+        """)
+
+    /// Version 5: the end of each learner's latest session per language, as of which stored due
+    /// words are counted (a session that changes no word's SM-2 state leaves no other trace of
+    /// its time). NULL until the learner's next session; until then the words' latest review
+    /// stands in.
+    public static let v5 = SQLiteMigration(version: 5, name: "last session time", sql: """
+        ALTER TABLE progress ADD COLUMN last_session_at INTEGER;
         """)
 }

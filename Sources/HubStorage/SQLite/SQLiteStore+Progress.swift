@@ -49,7 +49,8 @@ extension SQLiteStore: ProgressRepository {
         SELECT p.user_id, p.language, p.total_xp, p.weekly_xp, p.level, p.current_streak, p.longest_streak,
                p.last_activity_date, p.total_sessions, p.solo_sessions, p.multiplayer_sessions,
                p.total_minutes_played, p.successful_repairs, p.help_given, p.team_wins, p.week_start,
-               p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes))
+               p.today_day, p.today_seconds, COALESCE(u.daily_goal_minutes, \(UserProfile.defaultDailyGoalMinutes)),
+               p.last_session_at
         FROM progress p LEFT JOIN users u ON u.id = p.user_id
         """
 
@@ -62,7 +63,8 @@ extension SQLiteStore: ProgressRepository {
                                    totalMinutesPlayed: row.int(11), successfulRepairs: row.int(12),
                                    helpGiven: row.int(13), teamWins: row.int(14),
                                    dailyGoalMinutes: UserProfile.defaultDailyGoalMinutes),
-            weekStart: row.optionalInt64(15), todayDay: row.optionalInt64(16), todaySeconds: row.int(17))
+            weekStart: row.optionalInt64(15), todayDay: row.optionalInt64(16), todaySeconds: row.int(17),
+            lastSessionAt: row.optionalInt64(19))
     }
 
     static func wordReview(_ row: SQLiteRow, from column: Int) -> WordReview {
@@ -71,14 +73,17 @@ extension SQLiteStore: ProgressRepository {
     }
 
     /// Per language: words met, learned, due (as of `now`, else as of the language's last
-    /// review) and mastered.
+    /// session: ``ProgressRow/lastSessionAt``, or the words' latest review where it is not
+    /// recorded yet) and mastered.
     static func vocabularyCounts(_ db: SQLiteConnection, userId: String, now: Int64?) throws -> [String: VocabularyCounts] {
         var counts: [String: VocabularyCounts] = [:]
         try db.forEachRow("""
             SELECT w.language, COUNT(*), SUM(w.repetitions >= 1), SUM(w.next_review_at <= COALESCE(?, m.last)),
                    SUM(w.interval_days >= \(WordReview.masteredIntervalDays))
             FROM word_reviews w
-            JOIN (SELECT language, MAX(last_reviewed_at) AS last FROM word_reviews WHERE user_id = ? GROUP BY language) m
+            JOIN (SELECT r.language, MAX(MAX(r.last_reviewed_at), COALESCE(p.last_session_at, 0)) AS last
+                  FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
+                  WHERE r.user_id = ? GROUP BY r.language) m
               ON m.language = w.language
             WHERE w.user_id = ?
             GROUP BY w.language
@@ -109,8 +114,8 @@ extension SQLiteStore: ProgressRepository {
             INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak,
                                   longest_streak, last_activity_date, total_sessions, solo_sessions,
                                   multiplayer_sessions, total_minutes_played, successful_repairs, help_given, team_wins,
-                                  today_day, today_seconds)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  today_day, today_seconds, last_session_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (user_id, language) DO UPDATE SET
                 total_xp = excluded.total_xp, weekly_xp = excluded.weekly_xp, week_start = excluded.week_start,
                 level = excluded.level, current_streak = excluded.current_streak,
@@ -119,14 +124,15 @@ extension SQLiteStore: ProgressRepository {
                 multiplayer_sessions = excluded.multiplayer_sessions,
                 total_minutes_played = excluded.total_minutes_played,
                 successful_repairs = excluded.successful_repairs, help_given = excluded.help_given,
-                team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds
+                team_wins = excluded.team_wins, today_day = excluded.today_day, today_seconds = excluded.today_seconds,
+                last_session_at = excluded.last_session_at
             """, [
                 .text(userId), .text(language), .int(progress.totalXP), .int(progress.weeklyXP),
                 .optionalInteger(row.weekStart), .int(progress.currentLevel), .int(progress.currentStreak),
                 .int(progress.longestStreak), .optionalText(progress.lastActivityDate), .int(progress.totalSessions),
                 .int(progress.soloSessions), .int(progress.multiplayerSessions), .int(progress.totalMinutesPlayed),
                 .int(progress.successfulRepairs), .int(progress.helpGiven), .int(progress.teamWins),
-                .optionalInteger(row.todayDay), .int(row.todaySeconds),
+                .optionalInteger(row.todayDay), .int(row.todaySeconds), .optionalInteger(row.lastSessionAt),
             ])
         try reviewWords(db, userId: userId, language: language, session: session,
                         vocabulary: vocabulary)
