@@ -77,18 +77,29 @@ extension PostgresStore: ProgressRepository {
     /// recorded yet) and mastered.
     static func vocabularyCounts(_ db: PostgresConnection, userId: String, now: Int64?,
                                  logger: Logger) async throws -> [String: VocabularyCounts] {
-        let rows = try await db.query("""
+        let counted = """
             SELECT w.language, COUNT(*)::bigint,
                    COUNT(*) FILTER (WHERE w.repetitions >= 1)::bigint,
-                   COUNT(*) FILTER (WHERE w.next_review_at <= COALESCE(\(now)::bigint, m.last))::bigint,
+                   COUNT(*) FILTER (WHERE w.next_review_at <= m.last)::bigint,
                    COUNT(*) FILTER (WHERE w.interval_days >= \(WordReview.masteredIntervalDays))::bigint
             FROM word_reviews w
-            JOIN (SELECT r.language, GREATEST(MAX(r.last_reviewed_at), MAX(p.last_session_at)) AS last
-                  FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
-                  WHERE r.user_id = \(userId) GROUP BY r.language) m ON m.language = w.language
-            WHERE w.user_id = \(userId)
-            GROUP BY w.language
-            """, logger: logger)
+            """
+        let rows: PostgresRowSequence
+        if let now {
+            rows = try await db.query("""
+                \(unescaped: counted) CROSS JOIN (SELECT \(now)::bigint AS last) m
+                WHERE w.user_id = \(userId) GROUP BY w.language
+                """, logger: logger)
+        } else {
+            // As of the language's last session (its words' latest review before v5).
+            rows = try await db.query("""
+                \(unescaped: counted)
+                JOIN (SELECT r.language, GREATEST(MAX(r.last_reviewed_at), MAX(p.last_session_at)) AS last
+                      FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
+                      WHERE r.user_id = \(userId) GROUP BY r.language) m ON m.language = w.language
+                WHERE w.user_id = \(userId) GROUP BY w.language
+                """, logger: logger)
+        }
         var counts: [String: VocabularyCounts] = [:]
         for try await (language, met, learned, due, mastered) in rows.decode((String, Int64, Int64, Int64, Int64).self) {
             counts[language] = VocabularyCounts(met: Int(met), learned: Int(learned), due: Int(due), mastered: Int(mastered))
@@ -113,7 +124,7 @@ extension PostgresStore: ProgressRepository {
 
     /// Adds the figures of `learners` (each once) from one ended session (``ProgressRules``),
     /// recording the session's UTC day for streaks and the SM-2 review of the words they met,
-    /// inside the caller's transaction: six statements whatever the number of learners.
+    /// inside the caller's transaction: at most six statements whatever the number of learners.
     static func addToProgress(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
                               vocabulary: SessionVocabulary, logger: Logger) async throws {
         guard !learners.isEmpty else { return }
@@ -199,7 +210,8 @@ extension PostgresStore: ProgressRepository {
                 upsert.append(userId: learner.userId, language: learner.language, word: word, review: review)
             }
         }
-        // Words met again before they are due keep their states: often nothing changes at all.
+        // Words met again successfully before they are due keep their states: often nothing
+        // changes at all.
         guard !upsert.isEmpty else { return }
         _ = try await db.execute(upsert, logger: logger)
     }

@@ -89,6 +89,47 @@ struct SQLiteMigrationTests {
         #expect(after.totalWordsLearned > 0)
     }
 
+    @Test("v5 on a v4 file: stored due words are counted as of the latest review until the next session records its time")
+    func v4FileCountsDueWordsAsOfTheLatestReview() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let old = try SQLiteDatabase(path: dir.file(), migrations: [SQLiteSchema.v1, SQLiteSchema.v2, SQLiteSchema.v3, SQLiteSchema.v4])
+        try old.withConnection { db in
+            // Two words reviewed at day 0 (one due at day 1, one at day 3), one at day 2.
+            let day = Day.ms
+            try db.execute("""
+                INSERT INTO users (id, display_name, native_language, target_languages, current_target_language, interests,
+                                   learning_goals, daily_goal_minutes, voice_speed, show_translations, is_premium,
+                                   onboarding_completed, created_at, last_active_at)
+                VALUES ('ana', 'Ana', 'en', '[]', NULL, '[]', '[]', 10, 'NORMAL', 'ALWAYS', 0, 1, 1, 2);
+                INSERT INTO progress (user_id, language, total_xp, weekly_xp, week_start, level, current_streak, longest_streak,
+                                      last_activity_date, total_sessions, solo_sessions, multiplayer_sessions,
+                                      total_minutes_played, successful_repairs, help_given, team_wins)
+                VALUES ('ana', 'fr', 10, 10, NULL, 1, 1, 1, '2026-11-16', 2, 2, 0, 4, 0, 0, 0);
+                INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
+                                          next_review_at, last_reviewed_at)
+                VALUES ('ana', 'fr', 'mot1', 2.5, 1, 1, \(Day.mon16 + day), \(Day.mon16)),
+                       ('ana', 'fr', 'mot2', 2.5, 3, 1, \(Day.mon16 + 3 * day), \(Day.mon16)),
+                       ('ana', 'fr', 'mot3', 2.5, 1, 1, \(Day.mon16 + 3 * day), \(Day.mon16 + 2 * day));
+                """)
+        }
+        old.close()
+        let store = try SQLiteStore(path: dir.file())
+        defer { store.close() }
+        let stored = try #require(try await store.progress(userId: "ana").first)
+        #expect(stored.wordsDueForReview == 1, "as of day 2, the latest review: only mot1 is due")
+        // A session at day 4 in French (none of these words) records its time.
+        let dayFour = Day.mon16 + 4 * Day.ms
+        let results = await store.save(Fixture.session("s1", endedAt: dayFour, users: [("ana", 10)], targetLanguage: "fr"))
+        #expect(results["ana"] == .error(.featureLocked), "written, not premium: \(results)")
+        let after = try #require(try await store.progress(userId: "ana").first)
+        #expect(after.totalSessions == 3)
+        let states = try await store.wordReviews(userId: "ana", language: "fr")
+        #expect(states.count > 3)
+        #expect(after.wordsDueForReview == states.values.filter { $0.nextReviewAt <= dayFour }.count)
+        #expect(after.wordsDueForReview >= 3, "as of day 4: the three stored words are due")
+    }
+
     @Test("A failing migration leaves the previous version and nothing of itself")
     func failingMigrationRollsBack() throws {
         let dir = try TemporaryDirectory()

@@ -70,6 +70,26 @@ struct VocabularyStoreTests {
             let stored = try #require(try await store.progress(userId: "ana").first)
             #expect(stored.totalSessions == 3)
             #expect(stored.wordsDueForReview == 6, "as of s3: all of s1's words, not as of s2 (the latest review)")
+            // An older session written late (a retry) does not move the count back in time.
+            _ = await store.save(Self.session("s0", endedAt: end - Day.hour, anaSays: "Salut", recast: false, bobSays: "Salut"))
+            let late = try #require(try await store.progress(userId: "ana").first)
+            #expect(late.totalSessions == 4)
+            #expect(late.wordsDueForReview == 6)
+        }
+    }
+
+    @Test("A word another learner met is not reviewed for a learner who did not, though it is read with theirs", arguments: StoreBackend.all)
+    func anotherLearnersWordIsLeftAlone(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            let end = Self.start
+            _ = await store.save(Self.session("s1", endedAt: end, recast: false))   // Ana says "veux"
+            let veux = try #require(try await store.wordReviews(userId: "ana", language: "fr")["veux"])
+            // Two days later "veux" is due, but Bob's recast takes it out of Ana's line: only Bob meets it.
+            _ = await store.save(Self.session("s2", endedAt: end + 2 * Day.ms))
+            let after = try await store.wordReviews(userId: "ana", language: "fr")
+            #expect(after["veux"] == veux)
+            #expect(after["je"]?.repetitions == 2, "her own words were due and are reviewed")
+            #expect(try await store.wordReviews(userId: "bob", language: "fr")["veux"]?.repetitions == 2)
         }
     }
 

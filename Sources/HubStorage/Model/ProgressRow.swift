@@ -14,12 +14,12 @@ package struct ProgressRow: Sendable, Equatable {
     /// Seconds of the sessions that ended on `todayDay`.
     package var todaySeconds: Int
     /// Epoch ms of the latest session counted in this language (its end), nil before any
-    /// session since schema v5 (SQLite) / v5 (PostgreSQL). Stored due words are counted as of
+    /// session since schema version 5 (both stores). Stored due words are counted as of
     /// this time: a session whose words were all met before they were due changes no word's
     /// state, so the words' own review times cannot tell when it was.
     package var lastSessionAt: Int64?
 
-    package init(progress: UserProgress, weekStart: Int64?, todayDay: Int64?, todaySeconds: Int, lastSessionAt: Int64? = nil) {
+    package init(progress: UserProgress, weekStart: Int64?, todayDay: Int64?, todaySeconds: Int, lastSessionAt: Int64?) {
         self.progress = progress
         self.weekStart = weekStart
         self.todayDay = todayDay

@@ -13,7 +13,7 @@ package enum ProgressRules {
                                to stored: ProgressRow?, streak: (Int64) throws -> Int) rethrows -> ProgressRow {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
         var row = stored ?? ProgressRow(progress: .empty(userId: userId, language: language, dailyGoalMinutes: UserProfile.defaultDailyGoalMinutes), weekStart: nil,
-                                        todayDay: nil, todaySeconds: 0)
+                                        todayDay: nil, todaySeconds: 0, lastSessionAt: nil)
         let xp = participant.figures.stats.xpEarned
 
         row.progress.totalXP += xp
@@ -92,8 +92,8 @@ package enum ProgressRules {
     /// The SM-2 states that words reviewed at `time` (epoch ms) with the given qualities
     /// (``SessionVocabulary/reviews(of:in:)``) move to, from their stored states (`existing`; a
     /// word without one is new): only the states that change, which is all a store writes. A
-    /// word met again before it is due (a learner's second session of the day) keeps its state
-    /// (``WordReview/reviewed(quality:at:)``) and is left out.
+    /// word met again successfully before it is due (a learner's second session of the day)
+    /// keeps its state (``WordReview/reviewed(quality:at:)``) and is left out; a failure is not.
     package static func reviewed(_ qualities: [String: Int], existing: [String: WordReview],
                                  at time: Int64) -> [String: WordReview] {
         var updated: [String: WordReview] = [:]

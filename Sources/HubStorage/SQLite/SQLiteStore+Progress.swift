@@ -4,7 +4,7 @@ import HubDomain
 extension SQLiteStore: ProgressRepository {
     /// As stored after the user's last session: `weeklyXP` counts the ISO week of that session,
     /// `todayMinutes` its day, `currentStreak` ends on its day and due words are counted as of
-    /// the last review. ``progress(userId:now:)`` reads them as of a time.
+    /// its end (``ProgressRow/lastSessionAt``). ``progress(userId:now:)`` reads them as of a time.
     public func progress(userId: String) async throws -> [UserProgress] {
         try database.withConnection { db in
             let vocabulary = try Self.vocabularyCounts(db, userId: userId, now: nil)
@@ -77,21 +77,38 @@ extension SQLiteStore: ProgressRepository {
     /// recorded yet) and mastered.
     static func vocabularyCounts(_ db: SQLiteConnection, userId: String, now: Int64?) throws -> [String: VocabularyCounts] {
         var counts: [String: VocabularyCounts] = [:]
-        try db.forEachRow("""
-            SELECT w.language, COUNT(*), SUM(w.repetitions >= 1), SUM(w.next_review_at <= COALESCE(?, m.last)),
-                   SUM(w.interval_days >= \(WordReview.masteredIntervalDays))
-            FROM word_reviews w
-            JOIN (SELECT r.language, MAX(MAX(r.last_reviewed_at), COALESCE(p.last_session_at, 0)) AS last
-                  FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
-                  WHERE r.user_id = ? GROUP BY r.language) m
-              ON m.language = w.language
-            WHERE w.user_id = ?
-            GROUP BY w.language
-            """, [.optionalInteger(now), .text(userId), .text(userId)]) { row in
+        let sql: String, arguments: [SQLiteValue]
+        if let now {
+            sql = vocabularyCountsSQL(dueAsOf: "?", from: "word_reviews w")
+            arguments = [.integer(now), .text(userId)]
+        } else {
+            // As of the language's last session (its words' latest review before v5).
+            sql = vocabularyCountsSQL(dueAsOf: "m.last", from: """
+                word_reviews w
+                JOIN (SELECT r.language, MAX(MAX(r.last_reviewed_at), COALESCE(p.last_session_at, 0)) AS last
+                      FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
+                      WHERE r.user_id = ? GROUP BY r.language) m
+                  ON m.language = w.language
+                """)
+            arguments = [.text(userId), .text(userId)]
+        }
+        try db.forEachRow(sql, arguments) { row in
             counts[row.string(0)] = VocabularyCounts(met: row.int(1), learned: row.int(2), due: row.int(3), mastered: row.int(4))
             return true
         }
         return counts
+    }
+
+    /// The vocabulary figures per language of the user bound last, over `from` (aliasing
+    /// `word_reviews` as `w`), with due words counted as of the SQL expression `asOf`.
+    private static func vocabularyCountsSQL(dueAsOf asOf: String, from: String) -> String {
+        """
+        SELECT w.language, COUNT(*), SUM(w.repetitions >= 1), SUM(w.next_review_at <= \(asOf)),
+               SUM(w.interval_days >= \(WordReview.masteredIntervalDays))
+        FROM \(from)
+        WHERE w.user_id = ?
+        GROUP BY w.language
+        """
     }
 
     /// Adds one participant's figures from one ended session to their progress in `language`,
