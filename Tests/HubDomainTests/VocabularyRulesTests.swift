@@ -54,6 +54,15 @@ struct VocabularyRulesTests {
         #expect(due.repetitions == 2 && due.lastReviewedAt == word.nextReviewAt)
     }
 
+    @Test("SM-2: a review older than the word's last one changes nothing (a session written late)")
+    func lateReview() {
+        let failed = WordReview.first(quality: 5, at: 0).reviewed(quality: 1, at: 2 * Self.day)
+        #expect(failed.repetitions == 0)
+        #expect(failed.reviewed(quality: 5, at: Self.day) == failed, "an older success does not undo a newer failure")
+        #expect(failed.reviewed(quality: 0, at: Self.day) == failed)
+        #expect(failed.reviewed(quality: 5, at: 2 * Self.day).repetitions == 1, "the same time still counts")
+    }
+
     @Test("A session's words: corrected ≤ 2, spoken 5, seen 4, lowest wins; words a recast took out get nothing")
     func sessionQualities() {
         let lines = [

@@ -52,13 +52,15 @@ public struct WordReview: Sendable, Equatable, Codable {
     }
 
     /// The state after a review of `quality` (0–5, clamped) at `time` (epoch ms); `self`
-    /// unchanged for a success before the word is due.
+    /// unchanged for a success before the word is due, and for a review older than the last
+    /// one (a session written late, after a retry: the newer review already decided).
     public func reviewed(quality: Int, at time: Int64) -> WordReview {
         let q = min(5, max(0, quality))
+        if time < lastReviewedAt { return self }
         // A success before the word is due: not a review in SM-2's sense.
         if q >= Self.passingQuality, repetitions > 0, !isDue(at: time) { return self }
         var next = self
-        next.lastReviewedAt = max(lastReviewedAt, time)
+        next.lastReviewedAt = time
         if q < Self.passingQuality {
             next.easeFactor = Self.adjustedEase(easeFactor, quality: q)
             next.repetitions = 0
