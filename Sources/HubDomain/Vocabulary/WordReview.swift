@@ -1,5 +1,6 @@
 /// The spaced-repetition state of one word for one learner in one language: SuperMemo-2 (SM-2)
-/// with two documented deviations (docs/API.md, "Vocabulary and SM-2"):
+/// with two documented deviations (docs/API.md, "Vocabulary and SM-2"), and reviews applied in
+/// time order only (one older than the last changes nothing):
 ///
 /// - a failed review (quality < 3) makes the word due again at once (interval 0) instead of
 ///   in one day, so a word a learner was corrected on shows up in `wordsDueForReview` right away;
