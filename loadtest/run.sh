@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run.sh MODE [sessionhub-loadtest options…]: starts a fresh hub (release build, new database and
-# secret under loadtest/.run/), runs one `sessionhub-loadtest MODE` against it with --url,
+# run.sh MODE [sessionhub-loadtest options…]: starts a fresh hub (release build, new database
+# under loadtest/.run/), runs one `sessionhub-loadtest MODE` against it with --url,
 # --token-cmd and --server-pid filled in, and stops the hub (by its own PID) afterwards.
 #
 #   loadtest/run.sh sessions --sessions 200 --players 4 --duration 60 --rate 0.5 --ramp 10 \
@@ -12,6 +12,11 @@
 # Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, built if missing),
 #   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
+#
+# The signing secret is the benchmark's own, kept in loadtest/.run/secret (created on first use,
+# mode 0600, never a deployment's), so the tokens minted for one run serve the next: minting
+# 3,000 of them one `sessionhub token` process at a time takes about 90 s on 2 cores. The token
+# cache is named after the secret's digest; a new secret starts a new cache.
 set -euo pipefail
 # The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
 export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
@@ -32,6 +37,10 @@ ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 
 mkdir -p "$HERE/.run"
 DATA="$(mktemp -d "$HERE/.run/hub.XXXXXX")"
+SECRET="$HERE/.run/secret"
+# `sessionhub token` creates the file, in the hub's own format, when it is missing.
+[ -s "$SECRET" ] || "$HUB_BIN" token --secret-file "$SECRET" --user run-sh-setup --name setup >/dev/null
+TOKENS="$HERE/.run/tokens-$(sha256sum "$SECRET" | cut -c1-16).json"
 HUB_PID=""
 cleanup() {
   if [ -n "$HUB_PID" ] && kill -0 "$HUB_PID" 2>/dev/null; then
@@ -48,16 +57,15 @@ trap 'exit 130' INT TERM
 # per-user caps (docs/OPERATIONS.md) far above any run's connection count.
 LIFT_CAPS=(--server-max-connections-per-address 1000000 --server-max-unauthenticated-per-address 1000000 --connection-max-per-user 10000)
 "${SRV_PIN[@]}" "$HUB_BIN" serve --port 0 --port-file "$DATA/port" --enable-rooms --enable-echo --log-level "${HUB_LOG_LEVEL:-warning}" \
-  --secret-file "$DATA/secret" --database "$DATA/hub.sqlite" "${LIFT_CAPS[@]}" ${HUB_ARGS:-} >"$HERE/.run/hub-$MODE.log" 2>&1 &
+  --secret-file "$SECRET" --database "$DATA/hub.sqlite" "${LIFT_CAPS[@]}" ${HUB_ARGS:-} >"$HERE/.run/hub-$MODE.log" 2>&1 &
 HUB_PID=$!
 for _ in $(seq 300); do [ -s "$DATA/port" ] && break; kill -0 "$HUB_PID" 2>/dev/null || { cat "$HERE/.run/hub-$MODE.log" >&2; exit 1; }; sleep 0.1; done
 PORT="$(tr -d '\n' <"$DATA/port")"
 echo "[run] hub pid $HUB_PID on 127.0.0.1:$PORT ($HUB_BIN; open-file limit $(ulimit -n))" >&2
-TOKEN_CMD="$(printf '%q' "$HUB_BIN") token --secret-file $(printf '%q' "$DATA/secret")"
-# Tokens are cached per command; the secret is new each run, so the cache lives with it.
+TOKEN_CMD="$(printf '%q' "$HUB_BIN") token --secret-file $(printf '%q' "$SECRET")"
 case "$MODE" in
-  sessions) "${LG_PIN[@]}" "$LT" sessions --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$DATA/tokens.json" --server-pid "$HUB_PID" "$@" ;;
-  idle)     "${LG_PIN[@]}" "$LT" idle --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$DATA/tokens.json" --server-pid "$HUB_PID" "$@" ;;
+  sessions) "${LG_PIN[@]}" "$LT" sessions --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$TOKENS" --server-pid "$HUB_PID" "$@" ;;
+  idle)     "${LG_PIN[@]}" "$LT" idle --url "ws://127.0.0.1:$PORT/ws" --token-cmd "$TOKEN_CMD" --token-cache "$TOKENS" --server-pid "$HUB_PID" "$@" ;;
   idle-echo) "${LG_PIN[@]}" "$LT" idle --url "ws://127.0.0.1:$PORT/echo" --server-pid "$HUB_PID" "$@" ;;
   rooms)    "${LG_PIN[@]}" "$LT" rooms --url "ws://127.0.0.1:$PORT/room" --server-pid "$HUB_PID" "$@" ;;
   *) echo "unknown mode $MODE" >&2; exit 2 ;;
