@@ -29,15 +29,31 @@ public struct SessionVocabulary: Sendable {
     static let seenQuality = 4
 
     private let session: EndedSession
-    /// Each line's distinct words, sorted, in transcript order.
-    private let lineWords: [[String]]
+    /// The session's distinct words, in order of first occurrence in its lines.
+    private let words: [String]
+    /// Word → its index in ``words``.
+    private let wordIndex: [String: Int]
+    /// Each line's distinct words (indices into ``words``), sorted by word, in transcript order.
+    private let lineWords: [[Int]]
     /// Line id → index of its first line with that id.
     private let lineIndex: [String: Int]
 
-    /// Splits the lines of `session` into words once, for the reviews of all its participants.
+    /// Splits the lines of `session` into words once, for the reviews of all its participants:
+    /// each word is hashed here once, and a participant's review then works on word indices.
     public init(_ session: EndedSession) {
         self.session = session
-        lineWords = session.lines.map { Self.orderedWords(in: $0.textNative) }
+        var words: [String] = []
+        var wordIndex: [String: Int] = [:]
+        lineWords = session.lines.map { line in
+            Self.orderedWords(in: line.textNative).map { word in
+                if let known = wordIndex[word] { return known }
+                wordIndex[word] = words.count
+                words.append(word)
+                return words.count - 1
+            }
+        }
+        self.words = words
+        self.wordIndex = wordIndex
         var index = [String: Int](minimumCapacity: session.lines.count)
         for (offset, line) in session.lines.enumerated() where index[line.id] == nil { index[line.id] = offset }
         lineIndex = index
@@ -48,64 +64,85 @@ public struct SessionVocabulary: Sendable {
         SessionVocabulary(session).reviews(of: userId)
     }
 
-    /// What one participant's occurrences of a word add up to.
+    /// One participant's occurrences of the session's words, by word index.
     private struct Occurrences {
-        /// The lowest quality of a correction that brought the word in, if any.
-        var corrected: Int?
-        /// The highest quality of any other occurrence, if any.
-        var succeeded: Int?
+        /// No quality: the word did not occur that way.
+        static let none = -1
+        /// Per word: the lowest quality of a correction that brought it in.
+        var corrected: [Int]
+        /// Per word: the highest quality of any other occurrence.
+        var succeeded: [Int]
+        /// Word indices in order of first occurrence.
+        var order: [Int] = []
 
-        mutating func add(_ quality: Int, correction: Bool) {
+        init(count: Int) {
+            corrected = Array(repeating: Self.none, count: count)
+            succeeded = Array(repeating: Self.none, count: count)
+        }
+
+        /// Makes room for a word only a recast has (its index is the next one).
+        mutating func grow() {
+            corrected.append(Self.none)
+            succeeded.append(Self.none)
+        }
+
+        mutating func add(_ word: Int, _ quality: Int, correction: Bool) {
+            if corrected[word] == Self.none, succeeded[word] == Self.none { order.append(word) }
             if correction {
-                corrected = min(corrected ?? quality, quality)
+                corrected[word] = corrected[word] == Self.none ? quality : min(corrected[word], quality)
             } else {
-                succeeded = max(succeeded ?? quality, quality)
+                succeeded[word] = max(succeeded[word], quality)
             }
         }
     }
 
     /// The reviewed words of `userId`, word → quality.
     public func reviews(of userId: String) -> [String: Int] {
-        var words: [String: Occurrences] = [:]
-        var order: [String] = []  // first occurrence
-        func note(_ word: String, _ quality: Int, correction: Bool) {
-            var isNew = false
-            words[word, default: { isNew = true; return Occurrences() }()].add(quality, correction: correction)
-            if isNew { order.append(word) }
+        var occurrences = Occurrences(count: words.count)
+        // Words of recasts that no line has, indexed after the session's own.
+        var recastWords: [String] = []
+        var recastWordIndex: [String: Int] = [:]
+        func index(of word: String) -> Int {
+            if let known = wordIndex[word] ?? recastWordIndex[word] { return known }
+            recastWordIndex[word] = words.count + recastWords.count
+            recastWords.append(word)
+            occurrences.grow()
+            return words.count + recastWords.count - 1
         }
-        var removedByRecast: [String: Set<String>] = [:]  // line id → words a recast took out
+        var removedByRecast: [String: Set<Int>] = [:]  // line id → words a recast took out
         for recast in session.recasts where recast.speakerId == userId {
-            let lineAt = lineIndex[recast.lineId]
-            let original = lineAt.map { lineWords[$0] } ?? []
-            let fixed = Self.orderedWords(in: recast.correctedText)
+            let original = lineIndex[recast.lineId].map { lineWords[$0] } ?? []
+            let fixed = Self.orderedWords(in: recast.correctedText).map(index(of:))
             let originalSet = Set(original), fixedSet = Set(fixed)
             for word in fixed where !originalSet.contains(word) {
-                note(word, Self.correctedQuality(accepted: recast.accepted), correction: true)
+                occurrences.add(word, Self.correctedQuality(accepted: recast.accepted), correction: true)
             }
             removedByRecast[recast.lineId, default: []].formUnion(original.filter { !fixedSet.contains($0) })
         }
         for (offset, line) in session.lines.enumerated() {
             let quality = line.speakerId == userId ? Self.spokenQuality : Self.seenQuality
-            if let removed = removedByRecast[line.id] {
-                for word in lineWords[offset] where !removed.contains(word) { note(word, quality, correction: false) }
+            if !removedByRecast.isEmpty, let removed = removedByRecast[line.id] {
+                for word in lineWords[offset] where !removed.contains(word) { occurrences.add(word, quality, correction: false) }
             } else {
-                for word in lineWords[offset] { note(word, quality, correction: false) }
+                for word in lineWords[offset] { occurrences.add(word, quality, correction: false) }
             }
         }
         // The bound keeps corrected words first, then spoken ones, then the rest, each in order
         // of first occurrence.
-        var ranked: [[(word: String, quality: Int)]] = [[], [], []]
-        for word in order {
-            guard let occurrences = words[word] else { continue }
-            if let corrected = occurrences.corrected {
+        var ranked: [[(word: Int, quality: Int)]] = [[], [], []]
+        for word in occurrences.order {
+            let corrected = occurrences.corrected[word], succeeded = occurrences.succeeded[word]
+            if corrected != Occurrences.none {
                 ranked[0].append((word, corrected))
-            } else if let succeeded = occurrences.succeeded {
+            } else {
                 ranked[succeeded == Self.spokenQuality ? 1 : 2].append((word, succeeded))
             }
         }
         var result: [String: Int] = [:]
-        result.reserveCapacity(min(order.count, Self.maxWordsPerSession))
-        for (word, quality) in ranked.joined().prefix(Self.maxWordsPerSession) { result[word] = quality }
+        result.reserveCapacity(min(occurrences.order.count, Self.maxWordsPerSession))
+        for (word, quality) in ranked.joined().prefix(Self.maxWordsPerSession) {
+            result[word < words.count ? words[word] : recastWords[word - words.count]] = quality
+        }
         return result
     }
 
