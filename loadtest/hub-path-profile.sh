@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# hub-path-profile.sh: where the hub's CPU goes on the hub path. Runs the hub-path sessions shape
+# (loadtest/hub-path.sh: R sessions x 6 players x 0.5 lines/s, hub pinned to one core with
+# --threads 1, SQLite journal) and, once the hub is busy, records PROFILE_SECONDS of it with
+# `perf` and DWARF call graphs (SQLite and the Swift runtime have no frame pointers), then prints
+# the hub's CPU by part: socket writes, the ended sessions' writes, journal commits, ...
+# (loadtest/profile_parts.py).
+#
+#   loadtest/hub-path-profile.sh                 # 9,000 deliveries/s offered
+#   D=18000 HUB_BIN=/tmp/other/sessionhub loadtest/hub-path-profile.sh
+#
+# Environment: D [9000] deliveries/s, PROFILE_SECONDS [5], HUB_BIN (as run.sh), OUT
+#   [loadtest/results/hub-path-profile-<date>]: perf.data, the run's JSON, parts.txt.
+# Needs `perf` (Debian: linux-perf); on a VM without a PMU it samples cpu-clock. Bounded: the
+# run is 60 s of load after connecting; perf records only while it runs.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+: "${D:=9000}" "${PROFILE_SECONDS:=5}"
+: "${OUT:=$HERE/results/hub-path-profile-$(date -u +%Y%m%d-%H%M)}"
+command -v perf >/dev/null || { . "$HERE/../scripts/deps.sh"; need_debs linux-perf; }
+mkdir -p "$OUT"
+N=$(python3 -c "print(max(1, round($D / 18)))")
+HUB_ARGS="--threads 1" "$HERE/run.sh" sessions --player lean --sessions "$N" --players 6 --rate 0.5 --duration 60 \
+  --ramp 10 --quiet --json "$OUT/sessions.json" >"$OUT/run.log" 2>&1 &
+RUN=$!
+PID=""
+for _ in $(seq 600); do
+  PID=$(grep -o "hub pid [0-9]*" "$OUT/run.log" 2>/dev/null | grep -o "[0-9]*$" || true)
+  [ -n "$PID" ] && break
+  kill -0 "$RUN" 2>/dev/null || { cat "$OUT/run.log" >&2; exit 1; }
+  sleep 0.2
+done
+[ -n "$PID" ] || { echo "[profile] the hub did not start" >&2; exit 1; }
+# Busy: more than half a core for a second (tokens are minted and players connect first).
+ticks() { awk '{print $14 + $15}' "/proc/$PID/stat" 2>/dev/null || echo 0; }
+hz=$(getconf CLK_TCK)
+for _ in $(seq 300); do
+  a=$(ticks); sleep 1; b=$(ticks)
+  [ $((b - a)) -gt $((hz / 2)) ] && break
+done
+sleep 12   # past the ramp
+echo "[profile] recording hub pid $PID for $PROFILE_SECONDS s" >&2
+perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$PID" -o "$OUT/perf.data" -- sleep "$PROFILE_SECONDS" \
+  >"$OUT/perf.log" 2>&1 || true
+wait "$RUN"
+perf script -i "$OUT/perf.data" --no-inline -F comm,tid,ip,sym 2>/dev/null >"$OUT/perf.script"
+python3 "$HERE/profile_parts.py" "$OUT/perf.script" | tee "$OUT/parts.txt"
+python3 - "$OUT/sessions.json" <<'PY' | tee -a "$OUT/parts.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = r.get("steadyDeliveriesPerSecond") or r["deliveriesPerSecond"]
+c = r["server"]["cpuPct"]
+print("delivered %d/s, hub CPU %.1f %%, %.1f µs per delivery, p99 %.1f ms, lost %d, duplicated %d, steal %s %%" % (
+    d, c, c * 1e4 / d, r["fanout"]["p99"], r["lost"], r["duplicated"], r["server"].get("machineStealPct")))
+PY
+rm -f "$OUT/perf.script"
