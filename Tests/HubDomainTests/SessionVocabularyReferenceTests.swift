@@ -5,18 +5,6 @@ import Testing
 /// statement of the rules (docs/API.md, "Vocabulary and SM-2") over many random sessions.
 @Suite("SessionVocabulary agrees with a plain statement of its rules")
 struct SessionVocabularyReferenceTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a seed that replays it.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The rules, written the obvious way: word → quality for `userId`.
     static func reference(_ userId: String, _ session: EndedSession) -> [String: Int] {
         func words(_ text: String) -> [String] { WordTokenizer.words(in: text).sorted() }
@@ -44,7 +32,7 @@ struct SessionVocabularyReferenceTests {
         return Dictionary(ranked.prefix(SessionVocabulary.maxWordsPerSession).map { $0 }, uniquingKeysWith: { a, _ in a })
     }
 
-    static func randomSession(_ generator: inout SplitMix) -> EndedSession {
+    static func randomSession(_ generator: inout SplitMix64) -> EndedSession {
         let speakers = ["ana", "bob", "cho", "dev"]
         // A small vocabulary, so words repeat across lines, recasts and speakers; sometimes a
         // large one, so the bound of maxWordsPerSession is reached.
@@ -78,7 +66,7 @@ struct SessionVocabularyReferenceTests {
     @Test("Random sessions: every participant's reviews equal the plain statement's", arguments: 0..<20)
     func agreesWithReference(batch: Int) {
         for seed in UInt64(batch * 50)..<UInt64(batch * 50 + 50) {
-            var generator = SplitMix(state: seed)
+            var generator = SplitMix64(seed: seed)
             let session = Self.randomSession(&generator)
             let vocabulary = SessionVocabulary(session)
             for userId in ["ana", "bob", "cho", "dev", "eve"] {

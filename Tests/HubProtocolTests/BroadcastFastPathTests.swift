@@ -73,7 +73,7 @@ struct BroadcastFastPathTests {
 
     @Test("The hub's own line and stats broadcasts take the fast path and decode as Foundation decodes them")
     func hubMessagesTakeTheFastPath() throws {
-        var g = Generator(state: 7)
+        var g = Generator(seed: 7)
         for _ in 0..<2_000 {
             let bytes = Self.hubMessage(&g)
             let (fast, slow) = (Self.fast(bytes), Self.foundation(bytes))
@@ -92,7 +92,7 @@ struct BroadcastFastPathTests {
 
     @Test("Other layouts: keys reordered, unknown fields of every kind, nulls, odd numbers and strings")
     func otherLayoutsAgree() throws {
-        var g = Generator(state: 11)
+        var g = Generator(seed: 11)
         let extras = [#""x":1"#, #""x":null"#, #""x":[1,{"a":[true,false]}]"#, #""x":{"y":"z"}"#, #""x":1.5"#, #""x":"\u00e9""#,
                       #""ref":null"#, #""clientId":null"#, #""endedAt":null"#, #""seq":1.0"#, #""seq":01"#, #""seq":-0"#,
                       #""seq":9223372036854775808"#, #""mode":"spectator""#, #""sessionId":"dup""#, #""weakSpots":{"a":1,"a":2}"#,
@@ -112,7 +112,7 @@ struct BroadcastFastPathTests {
 
     @Test("Mutated messages: the fast path never answers other than Foundation")
     func mutationsAgree() {
-        var g = Generator(state: 13)
+        var g = Generator(seed: 13)
         let pool: [UInt8] = Array(#"{}[]:,"\0123456789-.eEnulltrufase abc\u"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF, 0xED, 0xA0]
         for _ in 0..<5_000 {
             var bytes = Self.hubMessage(&g)

@@ -1,4 +1,5 @@
 import Foundation
+import HubDomain
 @testable import HubProtocol
 import Testing
 
@@ -7,16 +8,7 @@ import Testing
 /// messages do take the fast path.
 @Suite("Plain envelope scanner")
 struct PlainEnvelopeScannerTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SplitMix64
 
     static let stringFields = ["type", "token", "scenarioId", "code", "resumeToken", "textNative", "textTranslated", "clientId",
                                "lineId", "correctedText", "explanation", "recastId", "sessionId"]
@@ -69,7 +61,7 @@ struct PlainEnvelopeScannerTests {
     @Test("Fast path and Foundation path agree on 30,000 generated and mutated messages")
     func bothPathsAgree() {
         let decoder = ClientMessageDecoder()
-        var g = Generator(state: 2026_11_25)
+        var g = Generator(seed: 2026_11_25)
         var fast = 0
         var disagreements: [String] = []
         for round in 0..<30_000 {

@@ -7,18 +7,6 @@ import Testing
 struct MessageDeflaterInflaterTests {
     // MARK: Helpers
 
-    /// A small deterministic generator, so failures reproduce.
-    struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            self.state &+= 0x9E37_79B9_7F4A_7C15
-            var z = self.state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func hex(_ string: String) -> [UInt8] {
         string.split(separator: " ").compactMap { UInt8($0, radix: 16) }
     }
@@ -44,7 +32,7 @@ struct MessageDeflaterInflaterTests {
     static func inflateFragmented(
         _ payload: [UInt8],
         with inflater: MessageInflater,
-        using generator: inout SplitMix64,
+        using generator: inout SeededGenerator,
         limit: Int = 1 << 24
     ) throws -> [UInt8] {
         var output = ByteBuffer()
@@ -65,12 +53,12 @@ struct MessageDeflaterInflaterTests {
         return Array(output.readableBytesView)
     }
 
-    static func randomBytes(_ count: Int, using generator: inout SplitMix64) -> [UInt8] {
+    static func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     /// Text-like data that compresses well (words from a small vocabulary).
-    static func compressibleBytes(_ count: Int, using generator: inout SplitMix64) -> [UInt8] {
+    static func compressibleBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
         let words = ["session", "line", "hello", "the", "player", "role", "{\"seq\":", "}", " ", "scenario"]
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 16)
@@ -215,7 +203,7 @@ struct MessageDeflaterInflaterTests {
         arguments: [0, 1, 2, 5, 100, 1000, 16_384, 100_000, 1 << 20]
     )
     func roundTrip(size: Int) throws {
-        var generator = SplitMix64(state: UInt64(size) &+ 7)
+        var generator = SeededGenerator(seed: UInt64(size) &+ 7)
         for noContextTakeover in [false, true] {
             let deflater = try MessageDeflater(windowBits: 15, noContextTakeover: noContextTakeover, level: 1, memoryLevel: 4)
             let inflater = try MessageInflater(windowBits: 15, noContextTakeover: noContextTakeover)
@@ -234,7 +222,7 @@ struct MessageDeflaterInflaterTests {
 
     @Test("Round trips at every window size, levels and memory levels", arguments: 8...15)
     func roundTripWindows(windowBits: Int) throws {
-        var generator = SplitMix64(state: UInt64(windowBits))
+        var generator = SeededGenerator(seed: UInt64(windowBits))
         for (level, memoryLevel) in [(Int32(0), Int32(1)), (1, 4), (6, 8), (9, 9)] {
             let deflater = try MessageDeflater(windowBits: windowBits, noContextTakeover: false, level: level, memoryLevel: memoryLevel)
             let inflater = try MessageInflater(windowBits: windowBits, noContextTakeover: false)
@@ -266,7 +254,7 @@ struct MessageDeflaterInflaterTests {
 
     @Test("With context takeover, an inflater with a smaller window than the peer's fails")
     func windowIsEnforced() throws {
-        var generator = SplitMix64(state: 99)
+        var generator = SeededGenerator(seed: 99)
         let block = Self.randomBytes(1000, using: &generator)
         // The second message repeats the first: 1000 bytes back, so it needs at least 10 window bits.
         let deflater = try MessageDeflater(windowBits: 15, noContextTakeover: false, level: 6, memoryLevel: 8)
@@ -329,7 +317,7 @@ struct MessageDeflaterInflaterTests {
 
     @Test("A message of exactly the limit passes; one byte more is too large")
     func exactLimit() throws {
-        var generator = SplitMix64(state: 5)
+        var generator = SeededGenerator(seed: 5)
         let message = Self.compressibleBytes(50_000, using: &generator)
         let deflater = try MessageDeflater(windowBits: 15, noContextTakeover: true, level: 1, memoryLevel: 4)
         let compressed = Self.compress(message, with: deflater)
@@ -377,7 +365,7 @@ struct MessageDeflaterInflaterTests {
 
     @Test("A truncated message (not ending on a block boundary) throws corruptData")
     func truncated() throws {
-        var generator = SplitMix64(state: 11)
+        var generator = SeededGenerator(seed: 11)
         let message = Self.compressibleBytes(10_000, using: &generator)
         let deflater = try MessageDeflater(windowBits: 15, noContextTakeover: true, level: 1, memoryLevel: 4)
         let compressed = Self.compress(message, with: deflater)

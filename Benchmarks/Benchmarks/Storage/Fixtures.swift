@@ -3,20 +3,11 @@ import Foundation
 import HubDomain
 import HubStorage
 
-/// SplitMix64: a small seeded generator, so fixtures never depend on the system RNG.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+/// The fixtures' seeded generator (``HubDomain/SplitMix64``), so they never depend on the
+/// system RNG.
+typealias SeededGenerator = SplitMix64
 
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
     /// A session id as the hub makes them: 32 hex digits.
     mutating func sessionId() -> String {
         String(format: "%016llx%016llx", next(), next())

@@ -1,4 +1,5 @@
 import Foundation
+import HubDomain
 import NIOCore
 import NIOPosix
 import Synchronization
