@@ -23,11 +23,11 @@ struct RecastTests {
 
     @Test func recastIsNumberedAndBroadcastToEveryone() async throws {
         let (h, alice, bob, carol) = try await Self.trio()
-        h.clock.advance(2_000)
+        h.clock.advance(800)
         try await Self.recast(alice, explanation: "querer → quiero", types: [.vocabulary, .grammar, .grammar], ref: "rc-1")
         let expected = Recast(id: "r1", lineId: "l1", authorId: Users.alice.id, speakerId: Users.bob.id,
                               correctedText: "Quiero un café", explanation: "querer → quiero",
-                              issueTypes: [.grammar, .vocabulary], timestamp: TestClock.start + 2_000, accepted: false)
+                              issueTypes: [.grammar, .vocabulary], timestamp: TestClock.start + 800, accepted: false)
         for member in [alice, bob, carol] {
             #expect(member.link.events.last == .recast(expected, ref: "rc-1"), "\(member.id)")
         }
@@ -126,6 +126,7 @@ struct RecastTests {
         try await Self.recast(carol, types: [.grammar, .vocabulary])
         try await Self.recast(alice, types: [.sentenceStructure, .grammar])
         alice.link.clear()
+        h.clock.advance(1_000)
         await h.hub.tick()
         guard case .stats(let figures)? = alice.link.events.last else {
             Issue.record("expected stats, got \(alice.link.events)")

@@ -1,3 +1,4 @@
+import Dispatch
 import HubDomain
 import Synchronization
 import Testing
@@ -8,13 +9,15 @@ struct SessionExecutorTests {
     /// Serial queue executors that count the jobs they run and remember which links asked.
     final class CountingExecutors: SessionExecutors {
         final class Executor: SerialExecutor {
-            let inner = SerialQueueExecutor(label: "test.session")
+            let queue = DispatchQueue(label: "test.session")
             let jobs = Atomic<Int>(0)
 
+            /// Runs the job as this executor (not as another one it forwards to): the runtime checks,
+            /// in a session's closures, that they run on the session's own executor.
             func enqueue(_ job: consuming ExecutorJob) {
                 jobs.add(1, ordering: .relaxed)
                 let job = UnownedJob(job)
-                inner.enqueue(job)
+                queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
             }
 
             func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }

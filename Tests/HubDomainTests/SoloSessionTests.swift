@@ -49,13 +49,13 @@ struct SoloSessionTests {
     @Test func lineIsNumberedStampedAndBroadcastWithItsRef() async throws {
         let h = Harness()
         let alice = try await h.solo()
-        h.clock.advance(1_500)
+        h.clock.advance(500)
         try await alice.say("  Hola, buenos días.  ", translated: "Hello, good morning.", ref: "req-7")
         let envelope = try #require(alice.link.envelopes.last)
         #expect(envelope.seq == 2)
         #expect(envelope.sessionId == alice.session.id)
         let expected = DialogLine(id: "l1", speakerId: Users.alice.id, roleName: "Barista", textNative: "Hola, buenos días.",
-                                  textTranslated: "Hello, good morning.", timestamp: TestClock.start + 1_500)
+                                  textTranslated: "Hello, good morning.", timestamp: TestClock.start + 500)
         #expect(envelope.event == .line(expected, ref: "req-7"))
         #expect(await alice.session.transcript() == [expected])
     }
@@ -177,6 +177,11 @@ struct SoloSessionTests {
         let alice = try await h.solo()
         try await alice.say("Uno dos tres")
         alice.link.clear()
+        // Within LiveSession.statsSpacing of the session's start the clock sends nothing yet.
+        h.clock.advance(LiveSession.statsSpacing - 1)
+        await h.hub.tick()
+        #expect(alice.link.events.isEmpty)
+        h.clock.advance(1)
         await h.hub.tick()
         guard case .stats(let figures)? = alice.link.events.first else {
             Issue.record("expected a stats broadcast, got \(alice.link.events)")
@@ -194,6 +199,7 @@ struct SoloSessionTests {
         #expect(stats.xpBreakdown.dialogCompletion == 10)
         #expect(stats.xpBreakdown.vocabularyBonus == 6)
         // Nothing changed since: a second tick is silent.
+        h.clock.advance(1_000)
         await h.hub.tick()
         #expect(alice.link.seqs == [3])
     }
@@ -203,6 +209,7 @@ struct SoloSessionTests {
         let alice = try await h.solo()
         try await alice.say("uno")
         try await alice.say("dos")
+        h.clock.advance(1_000)
         await h.hub.tick()
         let seqs = h.encoder.envelopes(of: alice.session.id).map(\.seq)
         #expect(seqs == [1, 2, 3, 4])

@@ -21,7 +21,9 @@ struct DatabaseURLStartTests {
         #expect(critical.count == 1, "\(result.stderr)")
         #expect(critical.first?.contains("postgres://hub:***@127.0.0.1:1/sessionhub") == true, "\(result.stderr)")
         #expect(!result.stderr.contains("s3cret-pw"), "the password never reaches the log")
-        #expect(ContinuousClock.now - started < .seconds(8), "fails at once, not after retries")
+        // Refused at once; the pool left to itself would retry for ever (past the suite's time
+        // limit). The bound leaves room for a debug build starting on a loaded CI machine (9.3 s seen).
+        #expect(ContinuousClock.now - started < .seconds(30), "fails at once, not after retries")
     }
 
     @Test func aURLThatIsNotPostgresIsRefused() async throws {

@@ -5,6 +5,13 @@
 /// Time comes from the injected clock; grace windows and live stats advance in ``tick(now:)``,
 /// which the hub calls about once a second (and tests call directly).
 public actor LiveSession {
+    /// The least time between two live `stats` broadcasts of a session, in ms. The figures that
+    /// changed go out with the first `line`, `recast` or `recastAccepted` after that time, in the
+    /// same journal write and the same socket write as that change; when no change comes, the
+    /// session clock's next tick sends them. The clock ticks every 1,000 ms: the spacing is a
+    /// little shorter so that a tick's jitter never makes it skip a second.
+    public static let statsSpacing: Int64 = 900
+
     /// Session id (32 hex digits).
     public nonisolated let id: String
     /// The scenario played.
@@ -35,6 +42,9 @@ public actor LiveSession {
     var recastIndex: [String: Int] = [:]
     var sessionWords = Set<String>()
     var statsDirty = Set<String>()
+    /// When the live figures last went out (``statsSpacing``); before the first `stats`, when the
+    /// session started.
+    var lastStatsAt: Int64
     var goalReached = false
 
     var seq = 0
@@ -83,6 +93,7 @@ public actor LiveSession {
         self.ports = ports
         self.notify = notify
         self.startedAt = startedAt ?? ports.clock.now()
+        lastStatsAt = self.startedAt
     }
 
     /// Whether others can join (HOST/CLIENT) rather than SOLO.
@@ -217,6 +228,7 @@ public actor LiveSession {
         let reachedNow = record(line)
         let seq = enqueue(.line(line, ref: ref))
         if let clientId { clientLines[ClientLineKey(speakerId: userId, clientId: clientId)] = (line.id, seq) }
+        enqueueStatsIfDue(now: line.timestamp)
         let acknowledged = await acknowledgement(of: seq)
         if reachedNow { await end(cause: .goalReached) }
         if !acknowledged { throw journalRefusal() }
@@ -248,6 +260,7 @@ public actor LiveSession {
                             correctedText: corrected, explanation: note, issueTypes: types, timestamp: ports.clock.now())
         record(recast)
         let seq = enqueue(.recast(recast, ref: ref))
+        enqueueStatsIfDue(now: recast.timestamp)
         if !(await acknowledgement(of: seq)) { throw journalRefusal() }
     }
 
@@ -261,6 +274,7 @@ public actor LiveSession {
         guard !recasts[at].accepted else { throw HubError(.alreadyAccepted, "recast \(recastId) was already accepted") }
         recordAcceptance(of: at)
         let seq = enqueue(.recastAccepted(recastId: recastId, lineId: recasts[at].lineId, userId: userId, ref: ref))
+        enqueueStatsIfDue(now: ports.clock.now())
         if !(await acknowledgement(of: seq)) { throw journalRefusal() }
     }
 
@@ -392,15 +406,23 @@ public actor LiveSession {
                 if phase != .live { return }
             }
         }
-        if !statsDirty.isEmpty {
-            let changed = seats.indices.filter { statsDirty.contains(seats[$0].user.id) }
-                .map { stats(for: seats[$0], endedAt: nil, streak: 1) }
-            statsDirty.removeAll()
-            if !changed.isEmpty {
-                enqueue(.stats(changed))
-                await commit()
-            }
-        }
+        if enqueueStatsIfDue(now: now) { await commit() }
+    }
+
+    /// Queues a `stats` broadcast of the figures that changed since the last one, if any did and
+    /// the last one went out at least ``statsSpacing`` ago. The caller commits it (with the change
+    /// it follows, if any). Returns whether it queued one.
+    @discardableResult
+    private func enqueueStatsIfDue(now: Int64) -> Bool {
+        guard !statsDirty.isEmpty else { return false }
+        guard now - lastStatsAt >= Self.statsSpacing else { return false }
+        let changed = seats.indices.filter { statsDirty.contains(seats[$0].user.id) }
+            .map { stats(for: seats[$0], endedAt: nil, streak: 1) }
+        statsDirty.removeAll()
+        guard !changed.isEmpty else { return false }
+        lastStatsAt = now
+        enqueue(.stats(changed))
+        return true
     }
 
     // MARK: Reading
