@@ -4,9 +4,11 @@
 # offered load, and failover time (kill -9 -> resumed) p50/p99 over KILLS kills. Release builds.
 #
 #   loadtest/cluster-bench.sh                     # 200 sessions x 4 players x 0.5 lines/s = 1,600 deliveries/s, 10 kills
-#   KILLS=20 SECONDS_OF_LOAD=60 loadtest/cluster-bench.sh
+#   KILLS=20 SECONDS_OF_LOAD=60 ROUNDS=5 loadtest/cluster-bench.sh
 #
-# Loopback only; takes about 6 minutes after the builds. Installs what is missing (postgresql,
+# The fan-out configurations take turns for ROUNDS (3) rounds, each on a new store with only the
+# configuration measured running, and the table gives each one's median p50/p99 (with every
+# round's p99). Loopback only; takes about 15 minutes after the builds. Installs what is missing (postgresql,
 # haproxy, python3-venv + websockets). The table is printed at the end and written, with every
 # round, to loadtest/results/cluster-bench.json. Not part of CI (it measures; the failover is
 # checked by scripts/cluster-test.sh).
@@ -40,4 +42,4 @@ URL="$(bash "$ROOT/scripts/postgres.sh" start "$WORK/pg")" || { echo "[cluster-b
 mkdir -p "$HERE/results"
 timeout 2400 "$ROOT/.venv/bin/python" "$HERE/cluster_bench.py" --bin "$HUB_BIN" --loadtest "$LT" --work "$WORK" \
   --postgres-url "$URL" --postgres-dir "$WORK/pg" --root "$ROOT" --kills "${KILLS:-10}" \
-  --seconds "${SECONDS_OF_LOAD:-40}" --json "$HERE/results/cluster-bench.json"
+  --seconds "${SECONDS_OF_LOAD:-40}" --rounds "${ROUNDS:-3}" --json "$HERE/results/cluster-bench.json"

@@ -6,7 +6,10 @@
   2. fan-out latency p50/p99 of one SQLite node, one PostgreSQL node (the journal's share) and a
      3-node cluster on PostgreSQL (the same machine's cores shared by three processes) at the same
      offered load (`sessionhub-loadtest sessions`: session i on node i mod 3, every member on the
-     node that owns it, as after a join followed its redirect: no data path between nodes);
+     node that owns it, as after a join followed its redirect: no data path between nodes). The three
+     configurations take turns for --rounds rounds (default 3) and the table gives each one's
+     median: this VM has slow spells of a minute or more, and one run of each in a row let a spell
+     land on one configuration only;
   3. failover time over N kills: each round plays 3 shared sessions through HAProxy, kill -9s the
      busiest node, times every affected player from the kill to `resumed` on a survivor (reconnect
      through the front, follow redirects, resume), restarts the killed node and ends the sessions.
@@ -14,7 +17,7 @@
 Usage (loadtest/cluster-bench.sh sets everything up):
   cluster_bench.py --bin sessionhub --loadtest sessionhub-loadtest --work DIR --postgres-url URL
                    --postgres-dir DIR [--kills 10] [--sessions 200] [--players 4] [--rate 0.5]
-                   [--seconds 40] [--json FILE]
+                   [--seconds 40] [--rounds 3] [--json FILE]
 
 Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s). Every wait is bounded.
 """
@@ -47,6 +50,7 @@ def quantile(values, q):
 
 
 def loadtest_sessions(args, urls, label, out):
+    """One fan-out run against `urls`; the token cache is per configuration, so later rounds reuse it."""
     cmd = [args.loadtest, "sessions", "--token-cmd", "%s token --secret-file %s" % (args.bin, args.secret),
            "--token-cache", os.path.join(args.work, "tokens-%s.json" % label), "--sessions", str(args.sessions),
            "--players", str(args.players), "--rate", str(args.rate), "--duration", str(args.seconds),
@@ -74,21 +78,69 @@ async def wait_http(port, timeout=60):
     raise SystemExit("port %d not ready" % port)
 
 
-async def single_node(args, postgres=False):
-    """One node alone, on SQLite or on the benchmark's PostgreSQL; the sessions load against it."""
+def fresh_database(args, name):
+    """A new, empty database on the benchmark's PostgreSQL; returns its URL. Every configuration of
+    every round starts from an empty store, as the SQLite node starts from a new file."""
+    done = subprocess.run(["psql", args.postgres_url, "-Atc", "CREATE DATABASE %s" % name],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise SystemExit("CREATE DATABASE %s: %s" % (name, done.stderr.strip()))
+    return args.postgres_url.rsplit("/", 1)[0] + "/" + name
+
+
+async def single_node(args, postgres=False, round_=1):
+    """One node alone, on a new SQLite file or a new PostgreSQL database; the sessions load against it."""
     port = ct.free_port()
     label = "single-pg" if postgres else "single"
-    store = (["--database-url", args.postgres_url, "--node-id", "solo"] if postgres
-             else ["--database", os.path.join(args.work, "single.sqlite")])
+    store = (["--database-url", fresh_database(args, "solo_%d" % round_), "--node-id", "solo"] if postgres
+             else ["--database", os.path.join(args.work, "single-%d.sqlite" % round_)])
     log = open(os.path.join(args.work, label + ".log"), "ab")
     proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--secret-file", args.secret,
                              "--threads", "1"] + store + LIFT_CAPS, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:
         await wait_http(port)
-        return loadtest_sessions(args, ["ws://127.0.0.1:%d/ws" % port], label, os.path.join(args.work, label + ".json"))
+        return loadtest_sessions(args, ["ws://127.0.0.1:%d/ws" % port], label,
+                                 os.path.join(args.work, "%s-%d.json" % (label, round_)))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def fanout_summary(reports):
+    """A configuration's rounds: the median of each figure, every round's p99, the sums of lost and duplicated."""
+    def median(key, steady=False):
+        values = [((r.get("steadyFanout") or {}) if steady else r["fanout"]).get(key) for r in reports]
+        values = [v for v in values if v is not None]
+        return statistics.median(values) if values else None
+    return {"deliveriesPerSecond": statistics.median(r.get("steadyDeliveriesPerSecond") or r["deliveriesPerSecond"] for r in reports),
+            "p50": median("p50"), "p99": median("p99"), "steadyP50": median("p50", True), "steadyP99": median("p99", True),
+            "roundsP99": [r["fanout"]["p99"] for r in reports],
+            "lost": sum(r["lost"] for r in reports), "duplicated": sum(r["duplicated"] for r in reports)}
+
+
+def new_cluster(args, database_url):
+    """Three nodes and HAProxy (not started) on `database_url`, with the benchmark's secret and caps."""
+    with open(args.secret) as f:
+        secret = f.read()
+    cluster = ct.Cluster(argparse.Namespace(**{**vars(args), "postgres_url": database_url}))
+    # Cluster() writes a secret of its own into the same file: keep the benchmark's, which the
+    # cached tokens and the single nodes use.
+    with open(args.secret, "w") as f:
+        f.write(secret)
+    cluster.secret = args.secret
+    cluster.extra_args = LIFT_CAPS
+    return cluster
+
+
+async def three_nodes(args, round_):
+    """Three nodes on a new database; the sessions load spread over them; then they stop."""
+    cluster = new_cluster(args, fresh_database(args, "cluster_%d" % round_))
+    try:
+        await cluster.start()
+        urls = ["ws://127.0.0.1:%d/ws" % cluster.ports[n] for n in sorted(cluster.ports)]
+        return loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster-%d.json" % round_))
+    finally:
+        cluster.stop()
 
 
 async def failover_round(cluster, r):
@@ -142,29 +194,25 @@ async def main(args):
     with open(out) as f:
         results["journal"] = json.load(f)
 
-    # 2. Fan-out: one node on SQLite, then three on PostgreSQL.
-    print("fan-out: one node on SQLite, %d sessions x %d players, %.0f deliveries/s offered ..." % (
-        args.sessions, args.players, lines_per_second * args.players), flush=True)
-    single = await single_node(args)
-    print("fan-out: one node on PostgreSQL ...", flush=True)
-    single_pg = await single_node(args, postgres=True)
-    cluster = ct.Cluster(args)
-    cluster.secret = args.secret
-    cluster.extra_args = LIFT_CAPS
+    # 2. Fan-out: one node on SQLite, one on PostgreSQL, three on PostgreSQL, taking turns; only
+    # the configuration measured runs.
+    names = ("1 node, SQLite", "1 node, PostgreSQL", "3 nodes, PostgreSQL")
+    runs = {name: [] for name in names}
+    for r in range(1, args.rounds + 1):
+        print("fan-out round %d of %d: %d sessions x %d players, %.0f deliveries/s offered ..." % (
+            r, args.rounds, args.sessions, args.players, lines_per_second * args.players), flush=True)
+        runs[names[0]].append(await single_node(args, round_=r))
+        runs[names[1]].append(await single_node(args, postgres=True, round_=r))
+        runs[names[2]].append(await three_nodes(args, r))
+        for name in names:
+            print("  %-22s p99 %.2f ms" % (name, runs[name][-1]["fanout"]["p99"]), flush=True)
+    results["fanout"] = {name: fanout_summary(runs[name]) for name in names}
+
+    # 3. Failover, on a cluster of its own.
+    cluster = new_cluster(args, fresh_database(args, "failover"))
     try:
         await cluster.start()
         cluster.admin = cluster.mint("bench-admin", "Operator", admin=True)
-        print("fan-out: three nodes on PostgreSQL ...", flush=True)
-        urls = ["ws://127.0.0.1:%d/ws" % cluster.ports[n] for n in sorted(cluster.ports)]
-        three = loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster.json"))
-        results["fanout"] = {}
-        for name, report in (("1 node, SQLite", single), ("1 node, PostgreSQL", single_pg), ("3 nodes, PostgreSQL", three)):
-            steady = report.get("steadyFanout") or {}
-            results["fanout"][name] = {"deliveriesPerSecond": report.get("steadyDeliveriesPerSecond") or report["deliveriesPerSecond"], "p50": report["fanout"]["p50"],
-                                       "p99": report["fanout"]["p99"], "steadyP50": steady.get("p50"), "steadyP99": steady.get("p99"),
-                                       "lost": report["lost"], "duplicated": report["duplicated"]}
-
-        # 3. Failover.
         times, rounds = [], []
         for r in range(args.kills):
             victim, counts, took = await failover_round(cluster, r)
@@ -181,10 +229,12 @@ async def main(args):
     print("journal append (%d sessions, %.0f appends/s offered)   p50        p99" % (args.sessions, lines_per_second))
     for r in results["journal"]:
         print("  %-40s %7.0f µs %7.0f µs" % (r["store"], r["p50"], r["p99"]))
-    print("fan-out (%.0f deliveries/s offered)            delivered/s    p50        p99    steady p50 / p99    lost dup" % (lines_per_second * args.players))
+    print("fan-out (%.0f deliveries/s offered; medians of %d rounds)  delivered/s    p50        p99    steady p50 / p99    lost dup   p99 of each round" % (
+        lines_per_second * args.players, args.rounds))
     for name, f in results["fanout"].items():
         steady = "%6.2f / %6.2f ms" % (f["steadyP50"], f["steadyP99"]) if f.get("steadyP99") is not None else "         -        "
-        print("  %-40s %8.0f %7.2f ms %7.2f ms  %s %5d %3d" % (name, f["deliveriesPerSecond"], f["p50"], f["p99"], steady, f["lost"], f["duplicated"]))
+        print("  %-40s %8.0f %7.2f ms %7.2f ms  %s %5d %3d   %s" % (name, f["deliveriesPerSecond"], f["p50"], f["p99"], steady, f["lost"],
+                                                                   f["duplicated"], " / ".join("%.2f" % p for p in f["roundsP99"])))
     fo = results["failover"]
     print("failover, kill -9 -> resumed (%d kills, %d players)   p50 %.2f s, p99 %.2f s, max %.2f s" % (
         fo["kills"], fo["players"], fo["p50"], fo["p99"], fo["max"]))
@@ -207,6 +257,7 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--rate", type=float, default=0.5)
     parser.add_argument("--seconds", type=float, default=40)
+    parser.add_argument("--rounds", type=int, default=3, help="fan-out rounds; each configuration's median is reported")
     parser.add_argument("--json")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
