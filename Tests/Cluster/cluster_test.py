@@ -75,8 +75,9 @@ class Cluster:
         self.pg_dir = args.postgres_dir
         self.root = args.root
         self.secret = os.path.join(self.work, "secret")
-        with open(self.secret, "w") as f:
-            f.write(os.urandom(24).hex() + "\n")
+        if not os.path.exists(self.secret):     # a benchmark's clusters share the secret it wrote
+            with open(self.secret, "w") as f:
+                f.write(os.urandom(24).hex() + "\n")
         self.front = free_port()
         self.ports = {"n%d" % i: free_port() for i in (1, 2, 3)}
         self.procs = {}

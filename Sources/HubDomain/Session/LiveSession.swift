@@ -2,8 +2,9 @@
 /// accepted change is numbered, journaled and then broadcast to the members in `seq` order,
 /// encoded once for all of them.
 ///
-/// Time comes from the injected clock; grace windows and live stats advance in ``tick(now:)``,
-/// which the hub calls about once a second (and tests call directly).
+/// Time comes from the injected clock; grace windows advance in ``tick(now:)``, which the hub
+/// calls about once a second (and tests call directly), and so do the live stats that no change
+/// carried (``statsSpacing``).
 public actor LiveSession {
     /// The least time between two live `stats` broadcasts of a session, in ms. The figures that
     /// changed go out with the first `line`, `recast` or `recastAccepted` after that time, in the
