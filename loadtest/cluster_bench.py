@@ -2,7 +2,8 @@
 """The cluster benchmark (issue 10): one run, three figures, printed as one table.
 
   1. journal append latency, SQLite vs PostgreSQL, at the fan-out run's line rate
-     (`sessionhub-loadtest journal`);
+     (`sessionhub-loadtest journal`), and PostgreSQL's own floor for such writes at that rate
+     (pgbench: one-row inserts from 4 clients), so the hub's share of the journal's latency shows;
   2. fan-out latency p50/p99 of one SQLite node, one PostgreSQL node (the journal's share) and a
      3-node cluster on PostgreSQL (the same machine's cores shared by three processes) at the same
      offered load (`sessionhub-loadtest sessions`: session i on node i mod 3, every member on the
@@ -24,6 +25,7 @@ Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s). E
 
 import argparse
 import asyncio
+import glob
 import json
 import os
 import platform
@@ -47,6 +49,39 @@ LIFT_CAPS = ["--server-max-connections-per-address", "1000000", "--server-max-un
 def quantile(values, q):
     values = sorted(values)
     return values[min(len(values) - 1, int(len(values) * q))] if values else float("nan")
+
+
+def pgbench_floor(args, rate, seconds=15):
+    """PostgreSQL's own latency for the journal's kind of write, without the hub: pgbench commits
+    one-row inserts of a journal-sized body from 4 clients (the journal's commits in flight) at
+    `rate` per second on a new database. The journal's p99 cannot go below this one's; the gap
+    between them is the hub's share. None when pgbench is missing (it ships with `postgresql`)."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pgbench"))
+    if not found:
+        return None
+    url = fresh_database(args, "pgbench_floor")
+    setup = subprocess.run(["psql", url, "-qc", "CREATE TABLE entries (id bigserial PRIMARY KEY, session_id text, body text)"],
+                           capture_output=True, text=True, timeout=60)
+    if setup.returncode != 0:
+        raise SystemExit("pgbench floor: %s" % setup.stderr.strip())
+    script = os.path.join(args.work, "pgbench-insert.sql")
+    with open(script, "w") as f:
+        f.write("\\set s random(1, %d)\n" % args.sessions)
+        f.write("INSERT INTO entries (session_id, body) VALUES ('s' || :s, repeat('x', 300));\n")
+    prefix = os.path.join(args.work, "pgbench")
+    done = subprocess.run([found[-1], "-n", "-f", script, "-c", "4", "-j", "1", "-R", str(int(rate)), "-T", str(seconds),
+                           "-l", "--log-prefix", prefix, url], capture_output=True, text=True, timeout=seconds + 60)
+    if done.returncode != 0:
+        raise SystemExit("pgbench: %s" % done.stderr.strip()[-500:])
+    latencies = []
+    for name in glob.glob(prefix + ".*"):
+        with open(name) as f:
+            latencies += [float(line.split()[2]) for line in f if line.strip()]
+    if not latencies:
+        return None
+    return {"store": "PostgreSQL alone (pgbench, same rate)", "appends": len(latencies),
+            "perSecond": len(latencies) / seconds, "p50": quantile(latencies, 0.5), "p90": quantile(latencies, 0.9),
+            "p99": quantile(latencies, 0.99), "max": max(latencies)}
 
 
 def loadtest_sessions(args, urls, label, out):
@@ -187,6 +222,10 @@ async def main(args):
     print(done.stdout, flush=True)
     with open(out) as f:
         results["journal"] = json.load(f)
+    floor = pgbench_floor(args, lines_per_second)
+    if floor:
+        print("  %s: p50 %.0f µs, p99 %.0f µs" % (floor["store"], floor["p50"], floor["p99"]), flush=True)
+        results["journal"].append(floor)
 
     # 2. Fan-out: one node on SQLite, one on PostgreSQL, three on PostgreSQL, taking turns; only
     # the configuration measured runs.
