@@ -29,10 +29,12 @@ struct JournalFailureIntegrationTests {
             _ = try #require(await ben.expect("joined"))
             _ = try #require(await ana.expect("participants"))
 
-            // The next three commits fail. Ana's line is refused: either its own write failed
-            // (the session holds it and writes it again on each tick) or an earlier change's did
-            // (a stats tick: the session holds that and refuses the line up front).
-            journal.failNextCommits = 3
+            // Every commit fails until the test lets them through again (a fixed count could be
+            // used up by the session's retries on a slow machine before Ben's line arrives). Ana's
+            // line is refused: either its own write failed (the session holds it and writes it
+            // again on each tick) or an earlier change's did (a stats tick: the session holds that
+            // and refuses the line up front).
+            journal.failNextCommits = 1_000_000
             ana.send(["type": "say", "id": "s1", "clientId": "c-1", "textNative": "Un café, por favor."])
             let refused = try #require(await ana.expect("error"))
             #expect(refused.string("code") == "journal_unavailable")
@@ -42,6 +44,7 @@ struct JournalFailureIntegrationTests {
             let held = try #require(await ben.expect("error"))
             #expect(held.string("code") == "journal_unavailable", "the session refuses new lines while it holds changes")
             #expect(held.string("ref") == "b1")
+            journal.failNextCommits = 0
 
             // Ana sends the line again with the same clientId until it is acknowledged: whether it
             // was held or refused, it ends up in the session exactly once.
@@ -57,7 +60,6 @@ struct JournalFailureIntegrationTests {
                 }
             }
             #expect(acknowledged)
-            #expect(journal.failNextCommits == 0)
             ben.send(["type": "say", "id": "b2", "textNative": "¿Algo más?"])
             var benLines: [String] = []
             while let message = await ben.nextMessage(seconds: 5) {
