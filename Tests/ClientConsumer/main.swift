@@ -46,7 +46,7 @@ check(ended.participants.count == 3, "three participants in ended")
 let final = await ana.session
 for other in [ben, cleo] {
     var model = await other.session
-    for _ in 0..<200 where model?.seq != final?.seq {
+    for _ in 0..<1500 where model?.seq != final?.seq {
         try await Task.sleep(for: .milliseconds(10))
         model = await other.session
     }

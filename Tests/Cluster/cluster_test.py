@@ -518,6 +518,11 @@ async def scenario_sigstop(cluster, dead):
     for p in (host, guest):
         await p.say()
     await asyncio.sleep(3 * HEARTBEAT + 1)
+    # The woken node learns it was declared dead at its next heartbeat; on a loaded machine that
+    # can take a while: waited for (bounded), and its journal rows counted after.
+    deadline = time.monotonic() + 20
+    while "declared this node dead" not in cluster.log(target) and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
     after = cluster.psql("SELECT count(*) FROM journal WHERE session_id = '%s' AND epoch = %d" % (session, old_epoch))
     record("sigstop: the woken node wrote nothing after the takeover", before == after,
            "rows at epoch %d: %s before SIGCONT, %s after" % (old_epoch, before, after))

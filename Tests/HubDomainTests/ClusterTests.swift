@@ -97,7 +97,11 @@ struct ClusterTests {
         // n1 wakes up: its next write is fenced; its members are let go and it forgets the session.
         #expect(await errorCode { try await bob.say("tarde") } == .sessionMoved)
         #expect(alice.link.detaches == [.moved] && bob.link.detaches == [.moved])
-        try await Task.sleep(for: .milliseconds(20))
+        // (The session tells the hub from a task of its own: waited for, bounded.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await pair.a.hub.session(id: alice.session.id) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(await pair.a.hub.session(id: alice.session.id) == nil)
         let texts = pair.cluster.entries(of: alice.session.id).compactMap { entry -> String? in
             if case .line(let line, _) = entry.event { return line.textNative }

@@ -95,7 +95,13 @@ struct JournalFailureTests {
         #expect(await alice.session.hasMoved)
         #expect(await errorCode { try await alice.say("otra") } == .sessionMoved)
         // The hub forgets it (players may start or join elsewhere); nothing is ended or sealed here.
-        try await Task.sleep(for: .milliseconds(20))
+        // (The session tells the hub from a task of its own: waited for, bounded.)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let byId = await h.hub.session(id: alice.session.id), bySeat = await h.hub.session(of: Users.alice.id)
+            if byId == nil, bySeat == nil { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(await h.hub.session(of: Users.alice.id) == nil)
         #expect(await h.hub.session(id: alice.session.id) == nil)
         #expect(h.history.sessions(of: Users.alice.id).isEmpty)

@@ -74,7 +74,7 @@ struct JournalTests {
         let second = Task { try await bob.say("segunda") }
         let third = Task { try await alice.say("tercera") }
         // Both wait behind the held write (their sends are not answered before it is durable).
-        for _ in 0..<200 where await alice.session.currentSeq < held + 2 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where await alice.session.currentSeq < held + 2 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(await alice.session.currentSeq == held + 2)
         journal.release()
         try await first.value

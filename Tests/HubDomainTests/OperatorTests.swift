@@ -184,7 +184,7 @@ struct OperatorTests {
         let ending = Task { try await alice.session.end(by: Users.alice.id) }
         // The host's end waits for the held line; meanwhile the session is ending.
         var phase = SessionInspection.Phase.live
-        for _ in 0..<200 where phase == .live {
+        for _ in 0..<2000 where phase == .live {
             try await Task.sleep(for: .milliseconds(5))
             phase = try #require(await h.hub.inspectSession(id: alice.session.id, now: h.clock.now())).phase
         }

@@ -22,6 +22,7 @@ check that the server still accepts connections.
 import argparse
 import asyncio
 import json
+import math
 import secrets
 import shlex
 import subprocess
@@ -798,17 +799,26 @@ async def err_rate_limited(ctx):
     joined = await p.request({"type": "startSolo", "scenarioId": TOWN_HALL})
     expect(joined.get("type") == "joined", "startSolo -> %s" % brief(joined))
     ids = ["f%d" % i for i in range(15)]
+    started = time.monotonic()
     for i in ids:
         await p.send({"type": "say", "textNative": "parola %s" % i, "id": i})
     answers = [await p.next(lambda m, i=i: m.get("ref") == i, "answer to " + i) for i in ids]
+    elapsed = time.monotonic() - started
     lines = [a for a in answers if a["type"] == "line"]
     limited = [a for a in answers if a["type"] == "error" and a["code"] == "rate_limited"]
     expect(len(lines) + len(limited) == len(ids), "other answers: %s" % [brief(a) for a in answers if a not in lines + limited])
-    expect(limited, "15 says in a burst, none rate_limited")
-    expect(len(lines) <= 12, "%d of 15 lines accepted in a burst (burst is 10)" % len(lines))
+    # The hub answers a connection's requests in order, each `say` once durable: on a slow
+    # journal (PostgreSQL on a loaded machine) the bucket refills while the burst is handled.
+    # The burst (10, PROTOCOL.md) plus what the announced rate refilled meanwhile, and no more.
+    allowed = 10 + math.ceil(ctx.limits.get("linesPerSecond", 5) * elapsed)
+    expect(len(lines) <= allowed, "%d of 15 lines accepted in %.2f s (burst 10, refill %s/s)"
+           % (len(lines), elapsed, ctx.limits.get("linesPerSecond", 5)))
+    if allowed < len(ids):
+        expect(limited, "15 says in a burst, none rate_limited")
     pong = await p.request({"type": "ping"})
     expect(pong.get("type") == "pong", "connection unusable after the flood: %s" % brief(pong))
-    return "%d lines accepted, %d rate_limited (first %s)" % (len(lines), len(limited), limited[0]["ref"])
+    return "%d lines accepted in %.2f s, %d rate_limited (first %s)" % (
+        len(lines), elapsed, len(limited), limited[0]["ref"] if limited else "-")
 
 
 async def abuse_closes(ctx):

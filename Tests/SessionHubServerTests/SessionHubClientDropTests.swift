@@ -69,8 +69,8 @@ struct SessionHubClientDropTests {
             #expect(dropped >= before.seq)
             #expect(replay == Array(dropped + 1 ... dropped + resume.replayed), "exactly the missed broadcasts, in order")
             let final = try #require(await ben.session)
-            let anaFinal = try await Support.settle(ana, at: final.seq)
-            #expect(Support.shared(final) == Support.shared(anaFinal))
+            let both = try await Support.settleTogether([ben, ana], at: final.seq)
+            #expect(Support.shared(both[0]) == Support.shared(both[1]))
             await ana.close()
             await ben.close()
         }

@@ -24,12 +24,27 @@ struct SessionHubClientIntegrationTests {
 
     /// Waits until `client`'s model has applied `seq`.
     static func settle(_ client: SessionHubClient, at seq: Int) async throws -> SessionModel {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if let model = await client.session, model.seq >= seq { return model }
             try await Task.sleep(for: .milliseconds(10))
         }
         throw SessionHubClientError.timedOut(request: "seq \(seq)")
+    }
+
+    /// Waits until every client's model has applied `seq`, then until they are all at the same
+    /// seq: a `stats` broadcast (sent up to a second after a line, with a seq of its own) can
+    /// reach one client between two snapshots, and models a seq apart are not comparable.
+    static func settleTogether(_ clients: [SessionHubClient], at seq: Int) async throws -> [SessionModel] {
+        let deadline = ContinuousClock.now + .seconds(15)
+        var target = seq
+        while true {
+            var models: [SessionModel] = []
+            for client in clients { models.append(try await settle(client, at: target)) }
+            let newest = models.map(\.seq).max() ?? target
+            if models.allSatisfy({ $0.seq == newest }) || ContinuousClock.now >= deadline { return models }
+            target = newest
+        }
     }
 
     @Test("Three players host, join, speak, correct, accept and end; every model ends the same")
@@ -198,8 +213,8 @@ struct SessionHubClientIntegrationTests {
                 _ = try await ben.say("Ya estoy \(round)", translation: "I'm back \(round)")
                 // Ben's say returned on his own copy; Ana's may still be on its way.
                 let target = max(try #require(await ana.session).seq, try #require(await ben.session).seq)
-                let anaNow = try await Self.settle(ana, at: target), benNow = try await Self.settle(ben, at: target)
-                #expect(Self.shared(benNow) == Self.shared(anaNow), "round \(round): after the resume both models are the same")
+                let both = try await Self.settleTogether([ana, ben], at: target)
+                #expect(Self.shared(both[1]) == Self.shared(both[0]), "round \(round): after the resume both models are the same")
                 #expect(model.lines.count >= round * 2)
             }
             let transcript = try await Self.settle(ana, at: try #require(await ben.session).seq)
@@ -379,10 +394,11 @@ struct SessionHubClientIntegrationTests {
                 try await Task.sleep(for: .milliseconds(10))
                 model = try #require(await second.session)
             }
-            let anas = try await Self.settle(ana, at: model.seq)
+            let both = try await Self.settleTogether([ana, second], at: model.seq)
+            let anas = both[0]
             #expect(anas.lines.filter { $0.textNative == "Justo antes de morir" }.count == 1, "the unsent line once")
             #expect(anas.lines.map(\.textNative).prefix(2) == ["Antes", "Mientras"])
-            #expect(Self.shared(try await Self.settle(second, at: anas.seq)) == Self.shared(anas))
+            #expect(Self.shared(both[1]) == Self.shared(anas))
             await ana.close()
             await second.close()
             await proxy.stop()

@@ -60,7 +60,7 @@ import WebSocket
     /// Waits until the async responder answered (it runs in a task).
     func awaitResponse(_ channel: NIOAsyncTestingChannel) async throws -> String {
         var response = ""
-        for _ in 0..<400 where !response.contains("ok:") {
+        for _ in 0..<2000 where !response.contains("ok:") {
             try await Task.sleep(nanoseconds: 5_000_000)
             await channel.testingEventLoop.run()
             response += try await output(channel)
