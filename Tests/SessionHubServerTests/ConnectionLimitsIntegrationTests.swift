@@ -74,8 +74,7 @@ struct ConnectionLimitsIntegrationTests {
             fourth.send(["type": "auth", "id": "a", "token": HubTestServer.token("kim")])
             let refused = try #require(await fourth.expect("error"))
             #expect(refused.string("code") == "too_many_connections" && refused.string("ref") == "a")
-            // One leaves: the next is admitted.
-            // The place is free once the server has seen the close: until then a retry is refused
+            // One leaves: the next is admitted. The place is free once the server has seen the close: until then a retry is refused
             // (and counted). A retry that gets no answer is dropped, so it cannot hold the place.
             held[0].drop()
             var admitted = false, refusedAgain = 0

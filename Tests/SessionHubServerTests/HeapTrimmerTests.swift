@@ -12,8 +12,8 @@ import Testing
 /// suites run in the same process at the same time and allocate and free as they please.
 @Suite("Heap trim")
 struct HeapTrimmerTests {
-    /// Resident pages among the whole pages inside `blocks` (each `size` bytes; the first and
-    /// last page of a block, which may hold the allocator's headers, are left out).
+    /// Resident pages among the whole pages inside `blocks` (each `size` bytes), leaving out the
+    /// pages at either end of a block, which may hold the allocator's chunk headers.
     private static func residentPages(_ blocks: [UnsafeMutableRawPointer], size: Int) -> (resident: Int, pages: Int) {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         var vector = [UInt8](repeating: 0, count: size / page + 1)
