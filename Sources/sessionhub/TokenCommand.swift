@@ -15,7 +15,7 @@ struct TokenCommand: ParsableCommand {
     @Option(help: "Display name.")
     var name: String
 
-    @Option(help: "Lifetime in seconds (at most 604800, the hub's default longest token lifetime).")
+    @Option(help: "Lifetime in seconds (at most \(TokenPolicy().maxLifetimeSeconds), the hub's default longest token lifetime).")
     var ttl: Int = 86_400
 
     @Flag(help: "Mint an operator (admin) token.")
@@ -25,8 +25,12 @@ struct TokenCommand: ParsableCommand {
     var secretFile: String = "data/dev-secret"
 
     func validate() throws {
-        guard !user.isEmpty, user.utf8.count <= 128 else { throw ValidationError("--user must be 1 to 128 bytes") }
-        guard name.utf8.count <= 128 else { throw ValidationError("--name must be at most 128 bytes") }
+        guard !user.isEmpty, user.utf8.count <= TokenClaims.maxSubjectBytes else {
+            throw ValidationError("--user must be 1 to \(TokenClaims.maxSubjectBytes) bytes")
+        }
+        guard name.utf8.count <= TokenClaims.maxNameBytes else {
+            throw ValidationError("--name must be at most \(TokenClaims.maxNameBytes) bytes")
+        }
         guard !TokenClaims.hasControlCharacters(user), !TokenClaims.hasControlCharacters(name) else {
             throw ValidationError("--user and --name must not contain control characters (the hub refuses such tokens)")
         }

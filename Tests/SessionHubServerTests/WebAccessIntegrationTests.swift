@@ -92,6 +92,12 @@ struct WebAccessIntegrationTests {
             let blank = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": "   "])
             #expect(blank.status == 400)
             #expect(blank.json?["code"] as? String == "invalid_name")
+            // The profile's limit on a display name holds for the name a dev sign-in puts in its token.
+            let longest = String(repeating: "n", count: UserProfile.maxDisplayNameLength)
+            let atLimit = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": longest])
+            #expect(atLimit.status == 200)
+            let tooLong = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": longest + "n"])
+            #expect(tooLong.json?["code"] as? String == "invalid_name")
             let control = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": "A\u{7}na"])
             #expect(control.json?["code"] as? String == "invalid_name")
             let borrowed = try await HTTPTestClient.request("POST", port: port, "/api/dev/sign-in", body: ["name": "Eve", "userId": "ana"])

@@ -22,6 +22,9 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// Epoch ms.
     public var lastActiveAt: Int64
 
+    /// The longest display name, in characters: a profile's (`PUT /api/profile`) and the name a
+    /// development sign-in puts in its token.
+    public static let maxDisplayNameLength = 80
     /// The daily goal of a profile nobody changed.
     public static let defaultDailyGoalMinutes = 10
     /// The native language of a profile nobody changed.

@@ -28,6 +28,8 @@ import Synchronization
 public final class SQLiteCheckpointer: Sendable {
     /// The time between two checkpoints.
     public let interval: Duration
+    /// ``interval`` unless told otherwise: 500 ms.
+    public static let defaultInterval = Duration.milliseconds(500)
     /// The WAL size, in frames (copied or not), above which a background pass is finished on
     /// ``writer``'s connection so that the next commit starts the WAL over: 10,000 (about 40 MiB
     /// of 4 KiB pages) by default. It is checked once per ``interval``, so the WAL can outgrow it
@@ -59,7 +61,7 @@ public final class SQLiteCheckpointer: Sendable {
     ///   - writer: the database whose connection makes every write to the file (see the type's
     ///     discussion); its `journal_size_limit` is set here.
     ///   - restartPages: see ``restartPages``.
-    public init(path: String, interval: Duration = .milliseconds(500), writer: SQLiteDatabase? = nil,
+    public init(path: String, interval: Duration = SQLiteCheckpointer.defaultInterval, writer: SQLiteDatabase? = nil,
                 restartPages: Int = 10_000) throws {
         if let writer {
             try writer.withConnection { db in

@@ -33,7 +33,7 @@ public final class SQLiteStore: Sendable {
     /// a ``SQLiteCheckpointer`` and never inside a commit; with nil, SQLite's automatic
     /// checkpoint is kept.
     public init(path: String = SQLiteStore.defaultPath,
-                checkpointInterval: Duration? = .milliseconds(500)) throws {
+                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
         let database = try SQLiteDatabase(path: path, autoCheckpoint: checkpointInterval == nil)
         do {
             checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) }

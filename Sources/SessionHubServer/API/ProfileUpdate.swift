@@ -24,7 +24,9 @@ struct ProfileUpdate: Decodable {
         if isPremium != nil { throw .init(.forbidden, "forbidden", "isPremium is changed only by the operator API") }
         var updated = profile
         if let displayName {
-            guard (1...80).contains(displayName.count) else { throw .badRequest("displayName must be 1 to 80 characters") }
+            guard (1...UserProfile.maxDisplayNameLength).contains(displayName.count) else {
+                throw .badRequest("displayName must be 1 to \(UserProfile.maxDisplayNameLength) characters")
+            }
             updated.displayName = displayName
         }
         if let nativeLanguage {

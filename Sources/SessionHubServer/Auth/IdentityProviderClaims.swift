@@ -45,10 +45,10 @@ struct IdentityProviderClaims: Decodable {
     /// empty), cut to 128 UTF-8 bytes at a character boundary.
     var displayName: String {
         let chosen = [name, preferredUsername].compactMap { $0 }.first { !$0.isEmpty } ?? sub
-        guard chosen.utf8.count > 128 else { return chosen }
+        guard chosen.utf8.count > TokenClaims.maxNameBytes else { return chosen }
         var cut = ""
         for character in chosen {
-            guard cut.utf8.count + character.utf8.count <= 128 else { break }
+            guard cut.utf8.count + character.utf8.count <= TokenClaims.maxNameBytes else { break }
             cut.append(character)
         }
         return cut

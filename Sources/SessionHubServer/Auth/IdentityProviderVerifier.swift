@@ -40,7 +40,7 @@ public struct IdentityProviderVerifier: TokenVerifier {
         guard let claims = try? JSONDecoding.decode(IdentityProviderClaims.self, from: parts.payload) else {
             throw .invalidClaims
         }
-        guard !claims.sub.isEmpty, claims.sub.utf8.count <= 128 else { throw .invalidClaims }
+        guard !claims.sub.isEmpty, claims.sub.utf8.count <= TokenClaims.maxSubjectBytes else { throw .invalidClaims }
         let name = claims.displayName
         guard !TokenClaims.hasControlCharacters(claims.sub), !TokenClaims.hasControlCharacters(name) else {
             throw .controlCharacters

@@ -10,8 +10,10 @@ struct JWKSFetcher: Sendable {
     let group: any EventLoopGroup
     /// Connect, TLS and answer, together.
     var timeout: TimeAmount = .seconds(10)
+    /// The largest key set read, from a URL or a file: 1 MiB.
+    static let maxKeySetBytes = 1 << 20
     /// Largest body accepted.
-    var maxBodyBytes = 1 << 20
+    var maxBodyBytes = Self.maxKeySetBytes
     /// TLS for `https://`: the system's trust roots, host name verified (tests add a root).
     var tls = TLSConfiguration.makeClientConfiguration()
 

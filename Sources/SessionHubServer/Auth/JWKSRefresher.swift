@@ -99,7 +99,9 @@ public final class JWKSRefresher: Sendable {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw .unreadable(source: path, reason: "no such file, or not readable")
             }
-            guard data.count <= 1 << 20 else { throw .unreadable(source: path, reason: "larger than 1 MiB") }
+            guard data.count <= JWKSFetcher.maxKeySetBytes else {
+                throw .unreadable(source: path, reason: "larger than \(JWKSFetcher.maxKeySetBytes) bytes")
+            }
             return Array(data)
         case .url(let url):
             return try await fetcher.fetch(url)

@@ -12,6 +12,10 @@ public struct TokenAuthority: Sendable {
         self.policy = policy
     }
 
+    /// The longest token of the hub's own accepted, bytes (an identity provider's may be longer:
+    /// ``IdentityProviderVerifier/maxTokenBytes``).
+    public static let maxTokenBytes = 4096
+
     private static let header = Base64URL.encode(Array(#"{"alg":"HS256","typ":"JWT"}"#.utf8))
 
     /// A signed token for `claims`.
@@ -29,7 +33,7 @@ public struct TokenAuthority: Sendable {
     /// bytes, neither with a control character), `exp` > now, `iat` ≤ now + the allowed skew,
     /// and `exp - iat` ≤ the longest lifetime (``TokenPolicy``).
     public func verify(_ token: String, now: Int) throws(AuthError) -> TokenClaims {
-        guard token.utf8.count <= 4096 else { throw .malformed }
+        guard token.utf8.count <= Self.maxTokenBytes else { throw .malformed }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
               let headerBytes = Base64URL.decode(parts[0]),
@@ -42,7 +46,8 @@ public struct TokenAuthority: Sendable {
         let expected = HMACSHA256.mac(key: key, message: Array((parts[0] + "." + parts[1]).utf8))
         guard HMACSHA256.constantTimeEquals(expected, signature) else { throw .badSignature }
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else { throw .invalidClaims }
-        guard !claims.sub.isEmpty, claims.sub.utf8.count <= 128, claims.name.utf8.count <= 128 else { throw .invalidClaims }
+        guard !claims.sub.isEmpty, claims.sub.utf8.count <= TokenClaims.maxSubjectBytes,
+              claims.name.utf8.count <= TokenClaims.maxNameBytes else { throw .invalidClaims }
         guard !claims.hasControlCharacters else { throw .controlCharacters }
         guard claims.exp > now else { throw .expired }
         guard claims.iat <= now.addingReportingOverflow(policy.maxClockSkewSeconds).partialValue else { throw .notYetValid }

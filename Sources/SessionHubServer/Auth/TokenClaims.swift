@@ -20,6 +20,13 @@ public struct TokenClaims: Codable, Sendable, Hashable {
         self.role = role
     }
 
+    /// The longest `sub` a token may carry, UTF-8 bytes (and at least one byte): the hub's own
+    /// tokens, an identity provider's and `sessionhub token --user` alike.
+    public static let maxSubjectBytes = 128
+    /// The longest `name` a token may carry, UTF-8 bytes (an identity provider's longer names
+    /// are cut to it, ``IdentityProviderClaims``).
+    public static let maxNameBytes = 128
+
     /// Whether this is an operator token.
     public var isAdmin: Bool { role == "admin" }
 

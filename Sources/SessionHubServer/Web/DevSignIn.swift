@@ -39,8 +39,6 @@ public struct DevSignIn: Sendable {
     static let path = "/api/dev/sign-in"
     /// A development token's lifetime, seconds (shortened to the hub's longest allowed).
     static let lifetime = 12 * 3600
-    /// The longest display name, in characters (and at most the 128 bytes a token's `name` may hold).
-    static let maxNameLength = 64
     /// The headers a reverse proxy adds: a request that carries one came from elsewhere.
     static let forwardingHeaders = ["X-Forwarded-For", "Forwarded", "X-Real-IP"]
 
@@ -78,9 +76,10 @@ public struct DevSignIn: Sendable {
                 throw APIError.badRequest(#"the body must be {"name": "…"} with optional "userId" and "premium""#)
             }
             let name = body.name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !name.isEmpty, name.count <= Self.maxNameLength, name.utf8.count <= 128, !TokenClaims.hasControlCharacters(name) else {
+            guard !name.isEmpty, name.count <= UserProfile.maxDisplayNameLength,
+                  name.utf8.count <= TokenClaims.maxNameBytes, !TokenClaims.hasControlCharacters(name) else {
                 throw APIError(.badRequest, "invalid_name",
-                               "name must be 1 to \(Self.maxNameLength) characters (at most 128 bytes) without control characters")
+                               "name must be 1 to \(UserProfile.maxDisplayNameLength) characters (at most \(TokenClaims.maxNameBytes) bytes) without control characters")
             }
             let userId: String
             if let given = body.userId {
