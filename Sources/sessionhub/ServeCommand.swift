@@ -84,7 +84,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(parsing: .allUnrecognized, help: .hidden)
     var settings: [String] = []
 
-
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
         guard threads > 0 else { throw ValidationError("--threads must be positive") }
@@ -227,7 +226,3 @@ extension ServeCommand {
     }
 }
 
-/// `--log-format`.
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-    case text, json
-}

@@ -9,7 +9,9 @@ public struct ProtocolError: Error, Sendable, Equatable {
         case invalidIssueType = "invalid_issue_type"
     }
 
+    /// The stable code, sent as the `error` reply's `code`.
     public var code: Code
+    /// A human-readable explanation, sent as its `message`.
     public var message: String
     /// The request's `id`, when it could be read.
     public var ref: String?

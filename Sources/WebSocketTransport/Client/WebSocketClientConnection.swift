@@ -24,20 +24,3 @@ public struct WebSocketClientConnection: Sendable {
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") { socket.close(code: code, reason: reason) }
 }
 
-/// Feeds a connection's callbacks into an `AsyncStream`.
-final class StreamingEndpoint: WebSocketEndpoint, Sendable {
-    private let continuation: AsyncStream<WebSocketClientConnection.Event>.Continuation
-
-    init(continuation: AsyncStream<WebSocketClientConnection.Event>.Continuation) {
-        self.continuation = continuation
-    }
-
-    func webSocket(_ socket: WebSocketSocket, didReceive message: WebSocketMessage) {
-        continuation.yield(.message(message))
-    }
-
-    func webSocketDidClose(_ socket: WebSocketSocket, code: WebSocketCloseCode?, reason: String) {
-        continuation.yield(.closed(code: code, reason: reason))
-        continuation.finish()
-    }
-}

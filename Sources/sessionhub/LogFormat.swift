@@ -1,0 +1,6 @@
+import ArgumentParser
+
+/// `--log-format`.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+    case text, json
+}
