@@ -41,7 +41,9 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case unsupportedVersion = "unsupported_version"
     }
 
+    /// The stable code, sent as the `error` reply's `code`.
     public var code: Code
+    /// A human-readable explanation, sent as its `message`.
     public var message: String
     /// Seconds after which the same request may succeed (``Code/joinLocked``,
     /// ``Code/journalUnavailable``); nil otherwise.
@@ -57,5 +59,6 @@ public struct HubError: Error, Sendable, Equatable, CustomStringConvertible {
         self.location = location
     }
 
+    /// `code: message`, with the code's raw value.
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -1,11 +1,14 @@
 /// One participant's figures for one session, field for field the SDK's `SessionStats`.
 public struct SessionStats: Codable, Sendable, Equatable {
+    /// The session's id.
     public var sessionId: String
     /// Epoch ms when the participant joined.
     public var startedAt: Int64
     /// Epoch ms when the session ended; nil while it runs.
     public var endedAt: Int64?
+    /// How the participant entered the session.
     public var mode: SessionMode
+    /// The scenario's id.
     public var scenarioId: String
     /// Lines this participant spoke.
     public var linesSpoken: Int
@@ -17,7 +20,9 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var errorsDetected: Int
     /// Of those, the ones this participant accepted.
     public var errorsCorrected: Int
+    /// The sum of ``xpBreakdown``'s parts.
     public var xpEarned: Int
+    /// XP per rule (docs/PROTOCOL.md section 15).
     public var xpBreakdown: XPBreakdown
 
     /// Creates stats.

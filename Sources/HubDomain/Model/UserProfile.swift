@@ -1,21 +1,30 @@
 /// A learner's profile, field for field the SDK's `UserProfile` (JSON names and enum values match).
 public struct UserProfile: Codable, Sendable, Equatable {
+    /// The user id (the token's `sub`).
     public var id: String
+    /// The name shown to others, 1 to ``maxDisplayNameLength`` characters.
     public var displayName: String
     /// BCP 47 language tag of the learner's own language (`en`, `en-US`, `zh-Hans`).
     public var nativeLanguage: String
+    /// The languages the learner practises (at most 10).
     public var targetLanguages: [TargetLanguage]
     /// BCP 47 tag of the language practised now. Always present: the one the learner chose,
     /// else the first of ``targetLanguages``, else ``nativeLanguage`` (a learner who has not
     /// chosen a language yet; see ``progressLanguage(scenarioLanguage:)``).
     public var currentTargetLanguage: String
+    /// Topics the learner likes.
     public var interests: [Interest]
+    /// Why the learner learns.
     public var learningGoals: [LearningGoal]
+    /// Minutes of practice a day the learner aims for (1 to 600).
     public var dailyGoalMinutes: Int
+    /// The app's voice speed setting; the hub only stores it.
     public var voiceSpeed: VoiceSpeed
+    /// The app's setting for showing translations; the hub only stores it.
     public var showTranslations: ShowTranslations
     /// Premium subscriber (history is a premium feature). Only the operator API changes it.
     public var isPremium: Bool
+    /// Whether the learner finished the app's onboarding; the hub only stores it.
     public var onboardingCompleted: Bool
     /// Epoch ms.
     public var createdAt: Int64

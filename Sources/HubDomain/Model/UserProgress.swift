@@ -3,24 +3,35 @@
 /// UTC days and ISO weeks; the vocabulary figures come from the learner's per-word SM-2 state
 /// (``WordReview``).
 public struct UserProgress: Codable, Sendable, Equatable {
+    /// The learner's user id.
     public var userId: String
     /// The language code the progress is filed under.
     public var language: String
+    /// Every session's `xpEarned` in this language.
     public var totalXP: Int
     /// XP earned in the current UTC ISO week (Monday first).
     public var weeklyXP: Int
     /// 1 + ⌊√(totalXP / 100)⌋.
     public var currentLevel: Int
+    /// Consecutive UTC days with a session, in any language; 0 when the last was before yesterday.
     public var currentStreak: Int
+    /// The longest run of consecutive UTC days with a session, in any language.
     public var longestStreak: Int
     /// UTC day of the last session, `YYYY-MM-DD`, or nil.
     public var lastActivityDate: String?
+    /// Sessions counted in this language: ``soloSessions`` plus ``multiplayerSessions``.
     public var totalSessions: Int
+    /// Of those, SOLO sessions.
     public var soloSessions: Int
+    /// Of those, shared (HOST/CLIENT) sessions.
     public var multiplayerSessions: Int
+    /// Whole minutes played, each session's duration truncated.
     public var totalMinutesPlayed: Int
+    /// Recasts of the learner's lines that they accepted, summed over sessions.
     public var successfulRepairs: Int
+    /// The learner's recasts that their speaker accepted, summed over sessions.
     public var helpGiven: Int
+    /// Shared sessions that reached their goal.
     public var teamWins: Int
     /// Whole minutes played on the current UTC day (⌊seconds of today's sessions / 60⌋).
     public var todayMinutes: Int

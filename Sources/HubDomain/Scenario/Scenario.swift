@@ -1,7 +1,10 @@
 /// A situation to act out ("Ordering Coffee"), loaded from a JSON file (see `docs/SCENARIOS.md`).
 public struct Scenario: Codable, Sendable, Equatable {
+    /// Stable identifier: 1 to 64 characters of `a-z`, `0-9` and `-`.
     public var id: String
+    /// Display name, e.g. "Ordering Coffee".
     public var title: String
+    /// One or two sentences describing the situation.
     public var summary: String
     /// ISO 639-1 code of the practised language.
     public var targetLanguage: String
@@ -9,9 +12,13 @@ public struct Scenario: Codable, Sendable, Equatable {
     public var level: String
     /// The parts; assigned to players in order as they join (and repeated when players outnumber them).
     public var roles: [ScenarioRole]
+    /// The fewest players it is written for (at least 1); the hub does not enforce it.
     public var minPlayers: Int
+    /// The most players a shared session of it seats (2 to 8; the hub's limit may be lower).
     public var maxPlayers: Int
+    /// What completes the scenario: the lines to speak in total.
     public var goal: ScenarioGoal
+    /// 5 to 10 useful phrases, each for one of the roles.
     public var hints: [ScenarioHint]
 
     /// The problems with this scenario, empty when it is valid.

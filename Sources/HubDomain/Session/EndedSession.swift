@@ -1,19 +1,27 @@
 /// A finished session as handed to the ``HistoryWriter``: everything needed to build each
 /// participant's `HistorySession` and to update their progress.
 public struct EndedSession: Sendable, Equatable {
+    /// The session's id.
     public var sessionId: String
+    /// The scenario's id.
     public var scenarioId: String
+    /// The scenario's title.
     public var scenarioTitle: String
     /// The scenario's practised language (a user's own current target language may differ).
     public var targetLanguage: String
     /// Whether more than one person could take part (HOST/CLIENT).
     public var multiplayer: Bool
+    /// Epoch ms when the session was created.
     public var startedAt: Int64
+    /// Epoch ms when it ended.
     public var endedAt: Int64
+    /// Why it ended.
     public var cause: EndCause
+    /// Whether the scenario's goal was reached.
     public var goalReached: Bool
     /// The full transcript.
     public var lines: [DialogLine]
+    /// Every recast, accepted or not.
     public var recasts: [Recast]
     /// Everyone who took part, including those who left early.
     public var participants: [EndedParticipant]

@@ -29,25 +29,39 @@ public struct SessionInspection: Sendable, Equatable {
             case departed
         }
 
+        /// The participant's user id.
         public var userId: String
+        /// The name from their token.
         public var displayName: String
+        /// The scenario role they play.
         public var roleName: String
+        /// How they entered (SOLO, HOST or CLIENT).
         public var mode: SessionMode
+        /// Whether they are the host now (never when departed).
         public var isHost: Bool
+        /// Whether they are connected, in their grace window or gone.
         public var status: Status
         /// Epoch ms when a participant in ``Status/grace`` loses the seat; nil otherwise.
         public var graceDeadline: Int64?
         /// Epoch ms when they (last) joined.
         public var joinedAt: Int64
+        /// Lines they spoke.
         public var linesSpoken: Int
+        /// Recasts they made of others' lines.
         public var recastsGiven: Int
+        /// Recasts others made of their lines.
         public var recastsReceived: Int
+        /// Of those, the ones they accepted.
         public var recastsAccepted: Int
     }
 
+    /// The session's id.
     public var sessionId: String
+    /// The scenario's id.
     public var scenarioId: String
+    /// The scenario's title.
     public var scenarioTitle: String
+    /// The scenario's practised language.
     public var targetLanguage: String
     /// True for HOST/CLIENT sessions, false for SOLO.
     public var shared: Bool
@@ -55,7 +69,9 @@ public struct SessionInspection: Sendable, Equatable {
     public var joinCode: String?
     /// The current host.
     public var hostId: String?
+    /// Seats at most (1 for SOLO).
     public var maxPlayers: Int
+    /// Where the session is in its life.
     public var phase: Phase
     /// Epoch ms when the session was created.
     public var startedAt: Int64
@@ -63,8 +79,11 @@ public struct SessionInspection: Sendable, Equatable {
     public var inspectedAt: Int64
     /// The last broadcast seq assigned.
     public var seq: Int
+    /// Lines spoken so far.
     public var lineCount: Int
+    /// Recasts made so far.
     public var recastCount: Int
+    /// Of those, the ones accepted.
     public var acceptedRecastCount: Int
     /// Whether the scenario's goal was reached (the session is then ending).
     public var goalReached: Bool
@@ -82,6 +101,7 @@ public struct SessionInspection: Sendable, Equatable {
     /// While ``Phase/ending``: the step the end waits for (``EndStage``), and since when
     /// (epoch ms). A session that stays on one step for long shows what holds its end up.
     public var endStage: EndStage?
+    /// Epoch ms when ``endStage`` began; nil outside ``Phase/ending``.
     public var endStageSince: Int64?
     /// When the journal write in flight for this session started (epoch ms); nil when none is.
     public var journalWriteSince: Int64?

@@ -1,8 +1,12 @@
 /// What every member is told when a session ends.
 public struct SessionEndSummary: Sendable, Equatable {
+    /// Why the session ended.
     public var cause: EndCause
+    /// Epoch ms when it ended.
     public var endedAt: Int64
+    /// Whole seconds since the session started.
     public var durationSeconds: Int
+    /// Whether the scenario's goal was reached.
     public var goalReached: Bool
     /// Every participant who took part, with final figures.
     public var participants: [ParticipantStats]
