@@ -384,11 +384,11 @@ public actor SessionHubClient {
     /// Whether the token we hold may still open the seat: the hub accepts it again once it
     /// notices that the connection the lost answer went to is gone, which for a connection that
     /// died silently takes up to its ping timeout. Tried for the hub's grace window (from
-    /// `welcome.limits.graceSeconds`, 30 s if absent) plus a minute, from the first refusal.
+    /// `welcome.limits.graceSeconds`, ``HubConfiguration/defaultGraceSeconds`` if absent) plus a minute, from the first refusal.
     private func staleTokenMayStillWork() -> Bool {
         let now = ContinuousClock.now
         if staleTokenDeadline == nil {
-            let grace = welcome?.limits["graceSeconds"] ?? 30
+            let grace = welcome?.limits["graceSeconds"] ?? HubConfiguration.defaultGraceSeconds
             staleTokenDeadline = now + .seconds(grace + 60)
         }
         return staleTokenDeadline.map { now < $0 } ?? false

@@ -261,7 +261,7 @@ public final class HubServer: Sendable {
 
     /// Ends every live session (saving history), closes every connection with 1001, stops
     /// listening and releases the event loops.
-    public func shutdown(deadline: TimeAmount = .seconds(5)) async {
+    public func shutdown(deadline: TimeAmount = .seconds(Int64(HubServerConfiguration.defaultDrainTimeoutSeconds))) async {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }

@@ -90,7 +90,7 @@ struct BotTable: Sendable {
             let welcome = try await awaitWelcome(player)
             if let held = welcome.resumableSessionId {
                 throw BotFailure.setup("\(welcome.userId) still holds a seat in session \(held) (an earlier run?): wait "
-                                       + "\(welcome.limits["graceSeconds"] ?? 30) s for its grace window, or use another --user-prefix")
+                                       + "\(welcome.limits["graceSeconds"] ?? HubConfiguration.defaultGraceSeconds) s for its grace window, or use another --user-prefix")
             }
         }
     }

@@ -1,7 +1,10 @@
 /// Limits and timings of the hub domain. Each has a default and a config key in the server.
 public struct HubConfiguration: Sendable {
-    /// How long a dropped player's seat is held, ms. Default 30 s.
-    public var graceWindowMillis: Int64 = 30_000
+    /// How long a dropped player's seat is held unless configured otherwise, seconds. Clients
+    /// assume it when a `welcome` does not say (`limits.graceSeconds`).
+    public static let defaultGraceSeconds = 30
+    /// How long a dropped player's seat is held, ms. Default ``defaultGraceSeconds``.
+    public var graceWindowMillis = Int64(Self.defaultGraceSeconds) * 1000
     /// Largest `textNative` / `textTranslated` / `correctedText`, in characters. Default 500.
     public var maxTextLength = 500
     /// Largest recast `explanation`, in characters. Default 1000.

@@ -53,9 +53,11 @@ public struct HubServerConfiguration: Sendable {
     public var journalCommitInterval: TimeAmount = .milliseconds(1)
     /// Seconds between two runs of the storage upkeep (retrying failed history writes). Default 30.
     public var maintenanceIntervalSeconds = 30
+    /// ``drainTimeoutSeconds`` unless configured otherwise.
+    public static let defaultDrainTimeoutSeconds = 5
     /// Seconds a graceful shutdown waits for close handshakes once every session was ended and
-    /// saved. Default 5.
-    public var drainTimeoutSeconds = 5
+    /// saved. Default ``defaultDrainTimeoutSeconds``.
+    public var drainTimeoutSeconds = Self.defaultDrainTimeoutSeconds
     /// Output queueing of a connection that reads slowly (watermarks, the slow-consumer cut-off).
     public var backpressure = WebSocketBackpressure.default
     /// Opening-handshake rules and header limits of every WebSocket endpoint.
