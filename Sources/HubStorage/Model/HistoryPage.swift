@@ -2,6 +2,7 @@
 public struct HistoryPage: Codable, Sendable, Equatable {
     /// All entries the user has.
     public var total: Int
+    /// This page's entries.
     public var sessions: [HistorySummary]
 
     /// Creates a page.

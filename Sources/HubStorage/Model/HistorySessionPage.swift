@@ -5,6 +5,7 @@ import HubDomain
 public struct HistorySessionPage: Codable, Sendable, Equatable {
     /// All entries the user has.
     public var total: Int
+    /// This page's entries.
     public var sessions: [HistorySession]
 
     /// Creates a page.
