@@ -99,6 +99,13 @@ def find_chromium(explicit):
     raise Failure("no Chromium found (apt-get install chromium)")
 
 
+def chromium_environment(base):
+    """The environment for a Chromium whose scratch files stay in `base`: with
+    `--disable-dev-shm-usage` it keeps its shared memory as `org.chromium.Chromium.*` files in
+    TMPDIR, which a terminated browser leaves behind; `base` is removed after the run."""
+    return {**os.environ, "TMPDIR": base}
+
+
 def chromium_arguments(profile, window_size, extra=()):
     """Headless Chromium with its own profile, DevTools on a free loopback port (written to
     `profile`/DevToolsActivePort), nothing phoning home; `--no-sandbox` when run as root

@@ -36,7 +36,7 @@ import urllib.request
 
 import websockets
 
-from cdp import CDP, Failure, chromium_arguments, find_chromium, poll
+from cdp import CDP, Failure, chromium_arguments, chromium_environment, find_chromium, poll
 
 
 def log(message):
@@ -88,7 +88,8 @@ async def run(args):
     profile = os.path.join(base, "profile")
     command = [find_chromium(args.chromium), *chromium_arguments(profile, "1280,1400")]
     browser_log = open(os.path.join(base, "chromium.log"), "w")
-    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True)
+    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True,
+                               env=chromium_environment(base))
     try:
         return await drive(args, token, profile, browser)
     except Failure:

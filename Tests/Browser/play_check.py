@@ -55,7 +55,7 @@ import urllib.request
 
 import websockets
 
-from cdp import CDP, Failure, chromium_arguments, find_chromium
+from cdp import CDP, Failure, chromium_arguments, chromium_environment, find_chromium
 
 
 def log(message):
@@ -266,7 +266,8 @@ async def run(args):
                                                                "--disable-renderer-backgrounding",
                                                                "--disable-backgrounding-occluded-windows"))]
     browser_log = open(os.path.join(base, "chromium.log"), "w")
-    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True)
+    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True,
+                               env=chromium_environment(base))
     bot = {"process": None}
     try:
         return await drive(args, profile, browser, bot)

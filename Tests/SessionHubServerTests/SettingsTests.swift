@@ -63,6 +63,7 @@ import Testing
 
     @Test func flagsBeatEnvironmentWhichBeatsTheFile() async throws {
         let file = try writeFile(#"{"session": {"maxTextLength": 100, "maxLines": 50}, "connection": {"linesPerSecond": 2}}"#)
+        defer { try? FileManager.default.removeItem(atPath: file) }
         let (configuration, report) = try await load(SettingsSources(
             arguments: ["--session-max-text-length", "300"],
             environment: ["SESSIONHUB_SESSION_MAX_TEXT_LENGTH": "200", "SESSIONHUB_SESSION_MAX_LINES": "70", "PATH": "/bin"],
@@ -107,10 +108,12 @@ import Testing
             try await load(SettingsSources(arguments: ["--session-max-lines", "1.5"]))
         }
         let typo = try writeFile(#"{"session": {"maxLine": 5}}"#)
+        defer { try? FileManager.default.removeItem(atPath: typo) }
         await #expect(throws: SettingsError.unknownKey("session.maxLine", source: "file \(typo)")) {
             try await load(SettingsSources(file: typo))
         }
         let notObject = try writeFile("[1, 2]")
+        defer { try? FileManager.default.removeItem(atPath: notObject) }
         await #expect(throws: SettingsError.unreadableFile(path: notObject, reason: "not a JSON object")) {
             try await load(SettingsSources(file: notObject))
         }

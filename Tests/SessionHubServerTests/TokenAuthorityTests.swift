@@ -143,7 +143,9 @@ import Testing
     }
 
     @Test func secretIsGeneratedOnceAndReused() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-secret-\(UUID().uuidString)/dev-secret").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-secret-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("dev-secret").path
         let first = try HubSecret.load(file: file, environment: [:])
         let second = try HubSecret.load(file: file, environment: [:])
         #expect(first == second)

@@ -66,7 +66,10 @@ test('in a browser with its native WebSocket', { skip, timeout: 60_000 }, async 
     `--user-data-dir=${profile}`, '--remote-debugging-address=127.0.0.1', '--remote-debugging-port=0', 'about:blank'];
   if (process.getuid?.() === 0) args.unshift('--no-sandbox'); // Chromium refuses to run as root with its sandbox
   // Bounded by `timeout`, in a process group of its own so that it and its helpers end together.
-  const browser = spawn('timeout', ['-k', '5', '50', chromium, ...args], { detached: true, stdio: 'ignore' });
+  // TMPDIR inside the profile: with --disable-dev-shm-usage Chromium keeps its shared memory as
+  // org.chromium.Chromium.* files there, which a terminated browser would leave in /tmp.
+  const browser = spawn('timeout', ['-k', '5', '50', chromium, ...args],
+    { detached: true, stdio: 'ignore', env: { ...process.env, TMPDIR: profile } });
   let cdp;
   try {
     const portFile = join(profile, 'DevToolsActivePort');
