@@ -21,9 +21,7 @@ extension PostgresStore: HistoryWriter {
                 ])
                 keepUnsealed(session)
             }
-            var results: [String: HistoryWriteResult] = [:]
-            for participant in session.participants { results[participant.userId] = .error(.networkError) }
-            return results
+            return session.everyParticipant(.error(.networkError))
         }
     }
 

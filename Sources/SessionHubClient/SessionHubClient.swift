@@ -661,7 +661,7 @@ public actor SessionHubClient {
         case .left:
             isInSession = false
             forget()
-        case .other(type: "historyUpdated"):
+        case .other(type: ServerMessageType.historyUpdated.rawValue):
             if let history {
                 struct Push: Decodable {
                     struct Summary: Decodable { let sessionId: String }

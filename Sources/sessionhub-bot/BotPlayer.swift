@@ -423,7 +423,7 @@ actor BotPlayer {
         case .recastAccepted, .hostChanged, .stats, .pong, .scenarios:
             break
         case .other(let type):
-            if type != "historyUpdated" { printer.note("· \(userId) skips a message of unknown type \(type)") }
+            if type != ServerMessageType.historyUpdated.rawValue { printer.note("· \(userId) skips a message of unknown type \(type)") }
         }
     }
 

@@ -29,6 +29,12 @@ public struct EndedSession: Sendable, Equatable {
     /// Whole seconds between start and end.
     public var durationSeconds: Int { Int(max(0, endedAt - startedAt) / 1000) }
 
+    /// `result` for every participant, keyed by user id: what a ``HistoryWriter`` returns when one
+    /// outcome holds for all of them (a write that failed as a whole, for example).
+    public func everyParticipant(_ result: HistoryWriteResult) -> [String: HistoryWriteResult] {
+        Dictionary(participants.map { ($0.userId, result) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// Creates the record.
     public init(sessionId: String, scenarioId: String, scenarioTitle: String, targetLanguage: String,
                 multiplayer: Bool, startedAt: Int64, endedAt: Int64, cause: EndCause, goalReached: Bool,

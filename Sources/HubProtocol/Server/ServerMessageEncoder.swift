@@ -12,9 +12,11 @@ public enum ServerMessageEncoder {
     public static func broadcastUTF8(_ envelope: SessionEnvelope) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
+        w.field("type", ServerMessageType(envelope.event).rawValue)
+        w.field("sessionId", envelope.sessionId)
+        w.field("seq", envelope.seq)
         switch envelope.event {
         case .participants(let change, let participants):
-            header(&w, "participants", envelope)
             w.key("change")
             w.beginObject()
             w.field("userId", change.userId)
@@ -25,32 +27,26 @@ public enum ServerMessageEncoder {
             for participant in participants { w.write(participant) }
             w.endArray()
         case .line(let line, let ref):
-            header(&w, "line", envelope)
             w.optionalField("ref", ref)
             w.key("line")
             w.write(line)
         case .recast(let recast, let ref):
-            header(&w, "recast", envelope)
             w.optionalField("ref", ref)
             w.key("recast")
             w.write(recast)
         case .recastAccepted(let recastId, let lineId, let userId, let ref):
-            header(&w, "recastAccepted", envelope)
             w.optionalField("ref", ref)
             w.field("recastId", recastId)
             w.field("lineId", lineId)
             w.field("userId", userId)
         case .hostChanged(let userId):
-            header(&w, "hostChanged", envelope)
             w.field("userId", userId)
         case .stats(let figures):
-            header(&w, "stats", envelope)
             w.key("participants")
             w.beginArray()
             for figure in figures { w.write(figure) }
             w.endArray()
         case .ended(let summary):
-            header(&w, "ended", envelope)
             w.optionalField("ref", summary.ref)
             w.field("cause", summary.cause.rawValue)
             w.field("endedAt", summary.endedAt)
@@ -67,25 +63,19 @@ public enum ServerMessageEncoder {
         return w.utf8
     }
 
-    private static func header(_ w: inout JSONWriter, _ type: String, _ envelope: SessionEnvelope) {
-        w.field("type", type)
-        w.field("sessionId", envelope.sessionId)
-        w.field("seq", envelope.seq)
-    }
-
     /// The answer to `join`/`host`/`startSolo`, or to `resume`.
     public static func reply(_ reply: SessionReply) -> String {
         var w = JSONWriter()
         w.beginObject()
         switch reply {
         case .joined(let snapshot, let token, let ref):
-            w.field("type", "joined")
+            w.field("type", ServerMessageType.joined.rawValue)
             w.optionalField("ref", ref)
             w.field("resumeToken", token)
             w.key("session")
             w.write(snapshot)
         case .resumed(let replayed, let snapshot, let token, let ref):
-            w.field("type", "resumed")
+            w.field("type", ServerMessageType.resumed.rawValue)
             w.optionalField("ref", ref)
             w.field("resumeToken", token)
             w.field("mode", snapshot == nil ? "replay" : "snapshot")
@@ -105,7 +95,7 @@ public enum ServerMessageEncoder {
                                resumable: SessionPlacement?, localNode: String, ref: String? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("type", "welcome")
+        w.field("type", ServerMessageType.welcome.rawValue)
         w.optionalField("ref", ref)
         w.field("protocolVersion", ProtocolVersion.current)
         w.field("userId", userId)
@@ -130,7 +120,7 @@ public enum ServerMessageEncoder {
                              location: NodeLocation? = nil) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("type", "error")
+        w.field("type", ServerMessageType.error.rawValue)
         w.optionalField("ref", ref)
         w.field("code", code)
         w.field("message", message)
@@ -147,7 +137,7 @@ public enum ServerMessageEncoder {
     public static func scenarios(_ scenarios: [Scenario], ref: String?) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("type", "scenarios")
+        w.field("type", ServerMessageType.scenarios.rawValue)
         w.optionalField("ref", ref)
         w.key("scenarios")
         w.beginArray()
@@ -161,7 +151,7 @@ public enum ServerMessageEncoder {
     public static func pong(ref: String?, serverTime: Int64) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("type", "pong")
+        w.field("type", ServerMessageType.pong.rawValue)
         w.optionalField("ref", ref)
         w.field("serverTime", serverTime)
         w.endObject()
@@ -173,7 +163,7 @@ public enum ServerMessageEncoder {
     public static func left(ref: String?, reason: String) -> String {
         var w = JSONWriter()
         w.beginObject()
-        w.field("type", "left")
+        w.field("type", ServerMessageType.left.rawValue)
         w.optionalField("ref", ref)
         w.field("reason", reason)
         w.endObject()

@@ -39,23 +39,25 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// The wire `type`.
     public var type: String {
+        let known: ServerMessageType
         switch self {
-        case .welcome: "welcome"
-        case .joined: "joined"
-        case .resumed: "resumed"
-        case .scenarios: "scenarios"
-        case .pong: "pong"
-        case .left: "left"
-        case .error: "error"
-        case .participants: "participants"
-        case .line: "line"
-        case .recast: "recast"
-        case .recastAccepted: "recastAccepted"
-        case .hostChanged: "hostChanged"
-        case .stats: "stats"
-        case .ended: "ended"
-        case .other(let type): type
+        case .welcome: known = .welcome
+        case .joined: known = .joined
+        case .resumed: known = .resumed
+        case .scenarios: known = .scenarios
+        case .pong: known = .pong
+        case .left: known = .left
+        case .error: known = .error
+        case .participants: known = .participants
+        case .line: known = .line
+        case .recast: known = .recast
+        case .recastAccepted: known = .recastAccepted
+        case .hostChanged: known = .hostChanged
+        case .stats: known = .stats
+        case .ended: known = .ended
+        case .other(let type): return type
         }
+        return known.rawValue
     }
 
     /// `seq` of a broadcast; nil for replies to one connection.

@@ -30,10 +30,14 @@ public struct ServerMessageDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
 
-    /// The types decoded into their own cases (anything else is ``ServerMessage/other(type:)``).
-    private static let knownTypes: Set<String> = ["welcome", "joined", "resumed", "scenarios", "pong", "left", "error",
-                                                  "participants", "line", "recast", "recastAccepted", "hostChanged",
-                                                  "stats", "ended"]
+    /// Whether messages of `type` decode into a case of their own (the account replies and
+    /// unknown types come as ``ServerMessage/other(type:)``).
+    private static func hasCaseOfItsOwn(_ type: String) -> Bool {
+        switch ServerMessageType(rawValue: type) {
+        case .profile, .history, .historySession, .historyUpdated, nil: false
+        default: true
+        }
+    }
 
     /// Decodes UTF-8 JSON.
     public func decode(_ data: Data) throws(Failure) -> ServerMessage {
@@ -44,7 +48,7 @@ public struct ServerMessageDecoder: Sendable {
             // message that is not JSON after all fails in the decode below (and an unknown
             // type is checked to be JSON before it is passed on as `.other`).
             type = leading
-            if !Self.knownTypes.contains(leading) {
+            if !Self.hasCaseOfItsOwn(leading) {
                 do {
                     _ = try decoder.decode(TypeOnly.self, from: data)
                 } catch {
@@ -72,26 +76,26 @@ public struct ServerMessageDecoder: Sendable {
                 throw .invalidMessage(type: type, detail: Self.describe(error))
             }
         }
-        switch type {
-        case "welcome": return .welcome(try body(ServerMessage.Welcome.self))
-        case "joined": return .joined(try body(ServerMessage.Joined.self))
-        case "resumed": return .resumed(try body(ServerMessage.Resumed.self))
-        case "scenarios": return .scenarios(try body(ServerMessage.ScenarioList.self))
-        case "pong": return .pong(try body(ServerMessage.Pong.self))
-        case "left": return .left(try body(ServerMessage.Left.self))
-        case "error": return .error(try body(ServerMessage.ErrorReply.self))
-        case "participants": return .participants(try body(ServerMessage.ParticipantsBroadcast.self))
-        case "line":
+        switch ServerMessageType(rawValue: type) {
+        case .welcome: return .welcome(try body(ServerMessage.Welcome.self))
+        case .joined: return .joined(try body(ServerMessage.Joined.self))
+        case .resumed: return .resumed(try body(ServerMessage.Resumed.self))
+        case .scenarios: return .scenarios(try body(ServerMessage.ScenarioList.self))
+        case .pong: return .pong(try body(ServerMessage.Pong.self))
+        case .left: return .left(try body(ServerMessage.Left.self))
+        case .error: return .error(try body(ServerMessage.ErrorReply.self))
+        case .participants: return .participants(try body(ServerMessage.ParticipantsBroadcast.self))
+        case .line:
             if let fast = BroadcastFastPath.line(data) { return .line(fast) }
             return .line(try body(ServerMessage.LineBroadcast.self))
-        case "recast": return .recast(try body(ServerMessage.RecastBroadcast.self))
-        case "recastAccepted": return .recastAccepted(try body(ServerMessage.RecastAcceptedBroadcast.self))
-        case "hostChanged": return .hostChanged(try body(ServerMessage.HostChangedBroadcast.self))
-        case "stats":
+        case .recast: return .recast(try body(ServerMessage.RecastBroadcast.self))
+        case .recastAccepted: return .recastAccepted(try body(ServerMessage.RecastAcceptedBroadcast.self))
+        case .hostChanged: return .hostChanged(try body(ServerMessage.HostChangedBroadcast.self))
+        case .stats:
             if let fast = BroadcastFastPath.stats(data) { return .stats(fast) }
             return .stats(try body(ServerMessage.StatsBroadcast.self))
-        case "ended": return .ended(try body(ServerMessage.EndedBroadcast.self))
-        default: return .other(type: type)
+        case .ended: return .ended(try body(ServerMessage.EndedBroadcast.self))
+        case .profile, .history, .historySession, .historyUpdated, nil: return .other(type: type)
         }
     }
 

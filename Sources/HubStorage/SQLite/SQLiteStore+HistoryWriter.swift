@@ -15,9 +15,7 @@ extension SQLiteStore: HistoryWriter {
             return try database.transaction { db in try self.apply(session, db) }
         } catch {
             seal(session, error: error)
-            var results: [String: HistoryWriteResult] = [:]
-            for participant in session.participants { results[participant.userId] = .error(.networkError) }
-            return results
+            return session.everyParticipant(.error(.networkError))
         }
     }
 

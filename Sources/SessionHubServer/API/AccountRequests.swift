@@ -66,26 +66,26 @@ struct AccountRequests: Sendable {
     }
 
     private struct ProfileReply: Encodable {
-        let type = "profile"
+        let type = ServerMessageType.profile.rawValue
         let ref: String?
         let profile: UserProfile
     }
 
     private struct HistoryReply: Encodable {
-        let type = "history"
+        let type = ServerMessageType.history.rawValue
         let ref: String?
         let total: Int
         let sessions: [HistorySummary]
     }
 
     private struct HistorySessionReply: Encodable {
-        let type = "historySession"
+        let type = ServerMessageType.historySession.rawValue
         let ref: String?
         let session: HistorySession
     }
 
     private struct HistoryUpdatedPush: Encodable {
-        let type = "historyUpdated"
+        let type = ServerMessageType.historyUpdated.rawValue
         let session: HistorySummary
     }
 }

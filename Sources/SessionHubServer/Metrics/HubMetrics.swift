@@ -1,5 +1,6 @@
 import CoreMetrics
 import Dispatch
+import HubProtocol
 import Metrics
 import Prometheus
 import Synchronization
@@ -33,7 +34,7 @@ import WebSocketTransport
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
     /// Broadcast types, in the protocol's words.
-    static let broadcastTypes = ["participants", "line", "recast", "recastAccepted", "hostChanged", "stats", "ended"]
+    static let broadcastTypes = ServerMessageType.broadcasts.map(\.rawValue)
 
     private let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
