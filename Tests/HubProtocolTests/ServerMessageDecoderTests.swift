@@ -217,6 +217,9 @@ struct ServerMessageDecoderTests {
         // An unknown type in the hub's layout is still checked to be JSON.
         #expect(failure(#"{"type":"future""#) == .malformedJSON)
         #expect(failure(#"{"type":"future"}garbage"#) == .malformedJSON)
+        // So is a type the hub sends that has no case of its own (an account reply).
+        #expect(failure(#"{"type":"historyUpdated","session":{"#) == .malformedJSON)
+        #expect(try decoder.decode(#"{"type":"historyUpdated","session":{}}"#) == .other(type: "historyUpdated"))
         #expect(failure("[1]") == .malformedJSON)
         #expect(failure(#"{"seq":1}"#) == .missingType)
         #expect(failure(#"{"type":7}"#) == .missingType)

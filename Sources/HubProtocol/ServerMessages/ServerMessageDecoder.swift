@@ -30,31 +30,18 @@ public struct ServerMessageDecoder: Sendable {
     /// Creates a decoder.
     public init() {}
 
-    /// Whether messages of `type` decode into a case of their own (the account replies and
-    /// unknown types come as ``ServerMessage/other(type:)``).
-    private static func hasCaseOfItsOwn(_ type: String) -> Bool {
-        switch ServerMessageType(rawValue: type) {
-        case .profile, .history, .historySession, .historyUpdated, nil: false
-        default: true
-        }
-    }
-
     /// Decodes UTF-8 JSON.
     public func decode(_ data: Data) throws(Failure) -> ServerMessage {
         let decoder = JSONDecoder()
         let type: String
+        // Whether the whole message was read as JSON already.
+        let parsed: Bool
         if let leading = Self.leadingType(data) {
             // The hub writes `type` first: no second pass over the message to find it. A
-            // message that is not JSON after all fails in the decode below (and an unknown
-            // type is checked to be JSON before it is passed on as `.other`).
+            // message that is not JSON after all fails in the decode below (and one passed on
+            // as `.other` is checked to be JSON first).
             type = leading
-            if !Self.hasCaseOfItsOwn(leading) {
-                do {
-                    _ = try decoder.decode(TypeOnly.self, from: data)
-                } catch {
-                    throw .malformedJSON
-                }
-            }
+            parsed = false
         } else {
             let probe: TypeOnly
             do {
@@ -66,6 +53,7 @@ public struct ServerMessageDecoder: Sendable {
             }
             guard let probed = probe.type else { throw .missingType }
             type = probed
+            parsed = true
         }
         func body<T: Decodable>(_ kind: T.Type) throws(Failure) -> T {
             do {
@@ -95,7 +83,15 @@ public struct ServerMessageDecoder: Sendable {
             if let fast = BroadcastFastPath.stats(data) { return .stats(fast) }
             return .stats(try body(ServerMessage.StatsBroadcast.self))
         case .ended: return .ended(try body(ServerMessage.EndedBroadcast.self))
-        case .profile, .history, .historySession, .historyUpdated, nil: return .other(type: type)
+        case .profile, .history, .historySession, .historyUpdated, nil:
+            if !parsed {
+                do {
+                    _ = try decoder.decode(TypeOnly.self, from: data)
+                } catch {
+                    throw .malformedJSON
+                }
+            }
+            return .other(type: type)
         }
     }
 
