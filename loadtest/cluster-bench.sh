@@ -13,8 +13,6 @@
 # round, to loadtest/results/cluster-bench.json. Not part of CI (it measures; the failover is
 # checked by scripts/cluster-test.sh).
 set -uo pipefail
-# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
-export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 cd "$ROOT"
@@ -23,10 +21,10 @@ export DEBIAN_FRONTEND=noninteractive
 need_debs haproxy postgresql-client || exit 1
 need_interop_venv "$ROOT" || exit 1
 
-LT="$HERE/.build/release/sessionhub-loadtest"
-(cd "$HERE" && swift build -c release --product sessionhub-loadtest >&2) || exit 1
-HUB_BIN="$HERE/.hub-build/release/sessionhub"
-(cd "$ROOT" && swift build -c release --product sessionhub --scratch-path "$HERE/.hub-build" >&2) || exit 1
+. "$HERE/build.sh"
+build_loadtest || exit 1
+HUB_BIN=""
+build_hub || exit 1
 ulimit -Sn "$(ulimit -Hn)" 2>/dev/null || true
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/cluster-bench.XXXXXX")"

@@ -60,14 +60,10 @@ raise_nofile 65536
 echo "[compare] open-file limit: $(ulimit -n)" >&2
 
 # ---- builds ----
-echo "[compare] building sessionhub-loadtest (release)" >&2
-(cd "$HERE" && swift build -c release --product sessionhub-loadtest >&2)
-LT="$HERE/.build/release/sessionhub-loadtest"
-if [ -z "${HUB_BIN:-}" ]; then
-  echo "[compare] building the hub (release) into loadtest/.hub-build" >&2
-  (cd "$MAIN" && swift build -c release --product sessionhub --scratch-path "$HERE/.hub-build" >&2)
-  HUB_BIN="$HERE/.hub-build/release/sessionhub"
-fi
+echo "[compare] building sessionhub-loadtest and the hub (release; the hub into loadtest/.hub-build unless HUB_BIN is set)" >&2
+. "$HERE/build.sh"
+build_loadtest
+build_hub
 "$PEERS_COPY/loadgen/build.sh"
 LOADGEN="$PEERS/bin/loadgen"
 READY=()

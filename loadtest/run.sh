@@ -9,7 +9,7 @@
 #   loadtest/run.sh idle-echo --connections 10000        (idle connections on /echo, no token)
 #   loadtest/run.sh rooms --rooms 100 --members 5 --rate 10 --duration 20
 #
-# Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, built if missing),
+# Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, brought up to date first),
 #   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
 #
@@ -18,18 +18,12 @@
 # 3,000 of them one `sessionhub token` process at a time takes about 90 s on 2 cores. The token
 # cache is named after the secret's digest; a new secret starts a new cache.
 set -euo pipefail
-# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
-export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
-MAIN="$(cd "$HERE/.." && pwd)"
 MODE="${1:?usage: run.sh sessions|idle|idle-echo|rooms [options]}"; shift
 : "${PIN:=1}"
-LT="$HERE/.build/release/sessionhub-loadtest"
-[ -x "$LT" ] || (cd "$HERE" && swift build -c release --product sessionhub-loadtest >&2)
-if [ -z "${HUB_BIN:-}" ]; then
-  HUB_BIN="$HERE/.hub-build/release/sessionhub"
-  [ -x "$HUB_BIN" ] || (cd "$MAIN" && swift build -c release --product sessionhub --scratch-path "$HERE/.hub-build" >&2)
-fi
+. "$HERE/build.sh"
+build_loadtest
+build_hub
 SRV_PIN=() LG_PIN=()
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then SRV_PIN=(taskset -c 1); LG_PIN=(taskset -c 0); fi
 # As many open files as allowed, for the hub and for the load generator (both inherit it).
