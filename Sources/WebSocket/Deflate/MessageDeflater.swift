@@ -44,23 +44,15 @@ public final class MessageDeflater {
         self.windowBits = windowBits
         self.noContextTakeover = noContextTakeover
         // Initialize zlib before `self` is complete: a throwing init must not reach `deinit`.
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
         let zlibWindowBits = Int32(max(windowBits, 9))
         let strategy = windowBits == 8 ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY
-        let status = sessionhub_deflateInit2(stream, level, Z_DEFLATED, -zlibWindowBits, memoryLevel, strategy)
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw .zlibFailure(status)
+        self.stream = try ZlibStream.make {
+            sessionhub_deflateInit2($0, level, Z_DEFLATED, -zlibWindowBits, memoryLevel, strategy)
         }
-        self.stream = stream
     }
 
     deinit {
-        deflateEnd(self.stream)
-        self.stream.deinitialize(count: 1)
-        self.stream.deallocate()
+        ZlibStream.free(stream) { deflateEnd($0) }
     }
 
     /// Appends the compressed form of `message` to `output`: raw DEFLATE, flushed with `Z_SYNC_FLUSH`,

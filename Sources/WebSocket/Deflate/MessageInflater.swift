@@ -41,21 +41,11 @@ public final class MessageInflater {
         self.windowBits = windowBits
         self.noContextTakeover = noContextTakeover
         // Initialize zlib before `self` is complete: a throwing init must not reach `deinit`.
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        let status = sessionhub_inflateInit2(stream, -Int32(max(windowBits, 9)))
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw .zlibFailure(status)
-        }
-        self.stream = stream
+        self.stream = try ZlibStream.make { sessionhub_inflateInit2($0, -Int32(max(windowBits, 9))) }
     }
 
     deinit {
-        inflateEnd(self.stream)
-        self.stream.deinitialize(count: 1)
-        self.stream.deallocate()
+        ZlibStream.free(stream) { inflateEnd($0) }
     }
 
     /// Inflates one frame's payload of a compressed message and appends the result to `output`.
