@@ -1,14 +1,19 @@
 """What the headless-Chromium checks share (dashboard_check.py, play_check.py): a minimal Chrome
-DevTools Protocol client, polling a page, and how Chromium is found and started.
+DevTools Protocol client, polling a page, how Chromium is found, started and stopped, and how a
+check's `main` runs its coroutine.
 
 Standard library plus `websockets`. Imported from the checks' own directory (Python puts a
 script's directory first on its path).
 """
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
+import signal
+import subprocess
+import tempfile
 import time
 
 import websockets
@@ -121,3 +126,75 @@ def chromium_arguments(profile, window_size, extra=()):
     if os.geteuid() == 0:
         arguments.insert(0, "--no-sandbox")
     return arguments
+
+
+@contextlib.asynccontextmanager
+async def headless_chromium(name, explicit, window_size, log, extra=(), lifetime=None):
+    """Starts headless Chromium (`chromium_arguments`) in a new temporary directory NAME-chromium.*
+    (its profile, its output in chromium.log, its scratch files) and yields (profile, process).
+    With `lifetime`, the browser runs under `timeout` (killed after that many seconds). On a
+    Failure inside, logs the tail of Chromium's output; on the way out, always stops it (SIGTERM
+    to its process group, SIGKILL after 5 s) and removes the directory."""
+    base = tempfile.mkdtemp(prefix=f"{name}-chromium.")
+    profile = os.path.join(base, "profile")
+    command = [find_chromium(explicit), *chromium_arguments(profile, window_size, extra)]
+    if lifetime is not None:
+        # Bounded by `timeout` too, in a process group of its own (ended with it below).
+        command = ["timeout", "-k", "5", str(int(lifetime)), *command]
+    browser_log = open(os.path.join(base, "chromium.log"), "w")
+    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True,
+                               env=chromium_environment(base))
+    try:
+        yield profile, browser
+    except Failure:
+        browser_log.flush()
+        with open(browser_log.name, errors="replace") as file:
+            tail = file.read()[-1500:]
+        if tail.strip():
+            log("Chromium's output (tail):\n" + tail)
+        raise
+    finally:
+        try:
+            os.killpg(browser.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            browser.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(browser.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            browser.wait(timeout=5)
+        browser_log.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+async def devtools_endpoint(profile, browser):
+    """Waits (20 s at most) for the DevToolsActivePort file Chromium writes into `profile` once
+    DevTools listens; returns its lines: the port, then the browser target's path."""
+    port_file = os.path.join(profile, "DevToolsActivePort")
+    deadline = time.monotonic() + 20
+    while not (os.path.exists(port_file) and open(port_file).read().strip()):
+        if browser.poll() is not None:
+            raise Failure(f"Chromium exited with {browser.returncode} before DevTools listened")
+        if time.monotonic() > deadline:
+            raise Failure("Chromium did not open DevTools within 20 s")
+        await asyncio.sleep(0.1)
+    return open(port_file).read().split("\n")
+
+
+def run_check(check, log):
+    """Runs the coroutine `check` and returns the exit status: its result, or 1 after a Failure or
+    a SIGTERM (the script's `timeout`), with the reason logged."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        return asyncio.run(check)
+    except Failure as failure:
+        log(f"FAILED: {failure}")
+        return 1
+    except KeyboardInterrupt:
+        log("FAILED: interrupted (timeout)")
+        return 1

@@ -26,17 +26,13 @@ import asyncio
 import base64
 import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 
 import websockets
 
-from cdp import CDP, Failure, chromium_arguments, chromium_environment, find_chromium, poll
+from cdp import CDP, Failure, devtools_endpoint, headless_chromium, poll, run_check
 
 
 def log(message):
@@ -84,50 +80,14 @@ STATE = """(() => {
 
 async def run(args):
     token = open(args.token_file).read().strip()
-    base = tempfile.mkdtemp(prefix="dashboard-chromium.")
-    profile = os.path.join(base, "profile")
-    command = [find_chromium(args.chromium), *chromium_arguments(profile, "1280,1400")]
-    browser_log = open(os.path.join(base, "chromium.log"), "w")
-    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True,
-                               env=chromium_environment(base))
-    try:
+    async with headless_chromium("dashboard", args.chromium, "1280,1400", log) as (profile, browser):
         return await drive(args, token, profile, browser)
-    except Failure:
-        browser_log.flush()
-        with open(browser_log.name, errors="replace") as file:
-            tail = file.read()[-1500:]
-        if tail.strip():
-            log("Chromium's output (tail):\n" + tail)
-        raise
-    finally:
-        try:
-            os.killpg(browser.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            browser.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(browser.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            browser.wait(timeout=5)
-        browser_log.close()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 async def drive(args, token, profile, browser):
     started = time.monotonic()
     # 1. DevTools port from the profile, then the page target.
-    port_file = os.path.join(profile, "DevToolsActivePort")
-    deadline = time.monotonic() + 20
-    while not (os.path.exists(port_file) and open(port_file).read().strip()):
-        if browser.poll() is not None:
-            raise Failure(f"Chromium exited with {browser.returncode} before DevTools listened")
-        if time.monotonic() > deadline:
-            raise Failure("Chromium did not open DevTools within 20 s")
-        await asyncio.sleep(0.1)
-    devtools_port = int(open(port_file).read().split()[0])
+    devtools_port = int((await devtools_endpoint(profile, browser))[0])
     targets = http_json(f"http://127.0.0.1:{devtools_port}/json/list")
     page = next(t for t in targets if t.get("type") == "page")
     log(f"Chromium up after {time.monotonic() - started:.1f} s (DevTools port {devtools_port})")
@@ -263,18 +223,7 @@ def main():
                         help="do not end a session from the page")
     args = parser.parse_args()
     args.hub = args.hub.rstrip("/")
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        return asyncio.run(run(args))
-    except Failure as failure:
-        log(f"FAILED: {failure}")
-        return 1
-    except KeyboardInterrupt:
-        log("FAILED: interrupted (timeout)")
-        return 1
+    return run_check(run(args), log)
 
 
 if __name__ == "__main__":

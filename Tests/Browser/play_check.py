@@ -44,18 +44,15 @@ import base64
 import json
 import os
 import shlex
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 
 import websockets
 
-from cdp import CDP, Failure, chromium_arguments, chromium_environment, find_chromium
+from cdp import CDP, Failure, devtools_endpoint, headless_chromium, run_check
 
 
 def log(message):
@@ -187,15 +184,7 @@ class Page:
     async def navigate(self, url):
         self.cdp.events.clear()
         await self.cdp.send("Page.navigate", {"url": url})
-        await self.wait_event("Page.loadEventFired", 15)
-
-    async def wait_event(self, method, timeout):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if any(event.get("method") == method for event in self.cdp.events):
-                return
-            await asyncio.sleep(0.05)
-        raise Failure(f"{self.name}: no {method} within {timeout} s")
+        await self.cdp.wait_for_event("Page.loadEventFired", 15)
 
     async def run(self, script):
         """Runs `script` (a function body) in the page; `null` means it could not (raised)."""
@@ -258,51 +247,23 @@ def unique_lines(state):
 
 
 async def run(args):
-    base = tempfile.mkdtemp(prefix="play-chromium.")
-    profile = os.path.join(base, "profile")
-    # Bounded by `timeout` too, in a process group of its own (ended with it below).
-    command = ["timeout", "-k", "5", str(int(args.browser_lifetime)), find_chromium(args.chromium),
-               *chromium_arguments(profile, "1280,1000", extra=("--disable-background-timer-throttling",
-                                                               "--disable-renderer-backgrounding",
-                                                               "--disable-backgrounding-occluded-windows"))]
-    browser_log = open(os.path.join(base, "chromium.log"), "w")
-    browser = subprocess.Popen(command, stdout=browser_log, stderr=subprocess.STDOUT, start_new_session=True,
-                               env=chromium_environment(base))
-    bot = {"process": None}
-    try:
-        return await drive(args, profile, browser, bot)
-    except Failure:
-        browser_log.flush()
-        with open(browser_log.name, errors="replace") as file:
-            tail = file.read()[-1500:]
-        if tail.strip():
-            log("Chromium's output (tail):\n" + tail)
-        raise
-    finally:
-        process = bot["process"]
-        if process and process.returncode is None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                await asyncio.wait_for(process.wait(), 5)
-            except asyncio.TimeoutError:
-                pass
+    async with headless_chromium("play", args.chromium, "1280,1000", log, lifetime=args.browser_lifetime,
+                                 extra=("--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                                        "--disable-backgrounding-occluded-windows")) as (profile, browser):
+        bot = {"process": None}
         try:
-            os.killpg(browser.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            browser.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(browser.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            browser.wait(timeout=5)
-        browser_log.close()
-        shutil.rmtree(base, ignore_errors=True)
+            return await drive(args, profile, browser, bot)
+        finally:
+            process = bot["process"]
+            if process and process.returncode is None:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                try:
+                    await asyncio.wait_for(process.wait(), 5)
+                except asyncio.TimeoutError:
+                    pass
 
 
 async def open_page(browser_ws, devtools_port, name, width, height, mobile):
@@ -351,15 +312,7 @@ def texts_of(state):
 
 async def drive(args, profile, browser, bot):
     started = time.monotonic()
-    port_file = os.path.join(profile, "DevToolsActivePort")
-    deadline = time.monotonic() + 20
-    while not (os.path.exists(port_file) and open(port_file).read().strip()):
-        if browser.poll() is not None:
-            raise Failure(f"Chromium exited with {browser.returncode} before DevTools listened")
-        if time.monotonic() > deadline:
-            raise Failure("Chromium did not open DevTools within 20 s")
-        await asyncio.sleep(0.1)
-    port_lines = open(port_file).read().split("\n")
+    port_lines = await devtools_endpoint(profile, browser)
     devtools_port = int(port_lines[0])
     browser_url = f"ws://127.0.0.1:{devtools_port}{port_lines[1].strip()}"
     log(f"Chromium up after {time.monotonic() - started:.1f} s (DevTools port {devtools_port})")
@@ -696,18 +649,7 @@ def main():
         args.hub_off = args.hub_off.rstrip("/")
         if not args.paste_token_file:
             parser.error("--hub-off needs --paste-token-file")
-
-    def stop(signum, frame):
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        return asyncio.run(run(args))
-    except Failure as failure:
-        log(f"FAILED: {failure}")
-        return 1
-    except KeyboardInterrupt:
-        log("FAILED: interrupted (timeout)")
-        return 1
+    return run_check(run(args), log)
 
 
 if __name__ == "__main__":

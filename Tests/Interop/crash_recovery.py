@@ -48,29 +48,21 @@ import urllib.request
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+import hub_python_client  # this directory: the wire-protocol suite's connection, PASS/FAIL lines
+from hub_python_client import RESULTS, expect, record
+
 TIMEOUT = 10.0
 RUN_BUDGET = 55.0
 SCENARIO = "town-hall-meeting"  # roles Moderator, Mayor, Resident, Shop Owner; 2-6 players; goal 30 lines
-RESULTS = []
 
 
 class Abort(Exception):
     """A step the rest of the run depends on failed."""
 
 
-def record(name, ok, detail=""):
-    RESULTS.append(ok)
-    print("%-4s %s%s" % ("PASS" if ok else "FAIL", name, (" -- " + detail) if detail else ""), flush=True)
-
-
 def brief(message, limit=200):
     text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def expect(condition, message):
-    if not condition:
-        raise AssertionError(message)
 
 
 LINE_FIELDS = ("id", "speakerId", "roleName", "textNative", "textTranslated", "timestamp")
@@ -81,10 +73,86 @@ def line_key(line):
 
 
 # ---------------------------------------------------------------------------------------------
+# The hub process (also used by Tests/Soak/soak.py)
+
+
+async def wait_port_file(port_file, proc, timeout):
+    """The port the hub started as `proc` writes to `port_file` (atomically, once listening),
+    polled every 50 ms; None when `proc` exits or `timeout` seconds pass first (proc.poll() tells which)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with open(port_file) as f:
+                text = f.read().strip()
+        except FileNotFoundError:
+            text = ""
+        if text.isdigit():
+            return int(text)
+        if proc.poll() is not None or time.monotonic() > deadline:
+            return None
+        await asyncio.sleep(0.05)
+
+
+def log_tail(path, n=5):
+    try:
+        with open(path, errors="replace") as f:
+            return " | ".join(l.rstrip() for l in f.readlines()[-n:]) or "(empty)"
+    except OSError:
+        return "(no log)"
+
+
+def api_request(port, method, path, token=None, body=None, timeout=TIMEOUT):
+    """(status, parsed JSON body or raw text) of one API request to the hub on 127.0.0.1:`port`
+    (blocking: callers run it in a thread)."""
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    req = urllib.request.Request("http://127.0.0.1:%d%s" % (port, path), data=data, method=method, headers=headers)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
+    try:
+        with opener.open(req, timeout=timeout) as resp:
+            status, raw = resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        status, raw = e.code, e.read()
+    try:
+        return status, json.loads(raw)
+    except ValueError:
+        return status, raw.decode(errors="replace")
+
+
+def scan_logs(paths):
+    """(the error/critical and crash lines as "file: line", the number of warning lines) of hub logs."""
+    bad = re.compile(r"^\S+\s+(error|critical)\b|Fatal error|Program crashed|Segmentation fault|Illegal instruction")
+    found, warnings = [], 0
+    for path in paths:
+        with open(path, errors="replace") as f:
+            for line in f:
+                if bad.search(line):
+                    found.append("%s: %s" % (os.path.basename(path), line.strip()[:300]))
+                elif re.match(r"^\S+\s+warning\b", line):
+                    warnings += 1
+    return found, warnings
+
+
+def kill_processes(procs, wait):
+    """SIGKILL to each of `procs` still running, then waits for it (`wait` seconds at most)."""
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            try:
+                proc.wait(wait)
+            except subprocess.TimeoutExpired:
+                pass
+
+
+# ---------------------------------------------------------------------------------------------
 # One WebSocket connection that records everything it receives
 
 
-class Peer:
+class Peer(hub_python_client.Connection):
+    """Like hub_python_client's Peer, but keeps (raw text, parsed) pairs and hands out indexes."""
+
     def __init__(self, label, ws):
         self.label = label
         self.ws = ws
@@ -128,14 +196,7 @@ class Peer:
             if self.closed:
                 raise AssertionError("%s: connection closed while waiting for %s; last received: %s"
                                      % (self.label, what, self.tail()))
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError("%s: no %s within %.0fs; last received: %s" % (self.label, what, timeout, self.tail()))
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
+            await self.wait_changed(deadline, what, timeout)
 
     async def seen(self, pred, what, timeout=TIMEOUT):
         """Waits until some message (handed out or not) matches `pred`."""
@@ -144,14 +205,7 @@ class Peer:
         while not any(pred(m) for _, m in self.msgs):
             if self.closed:
                 raise AssertionError("%s: connection closed while waiting for %s" % (self.label, what))
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError("%s: no %s within %.0fs; last received: %s" % (self.label, what, timeout, self.tail()))
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
+            await self.wait_changed(deadline, what, timeout)
 
     async def send(self, message):
         await self.ws.send(json.dumps(message, ensure_ascii=False))
@@ -166,21 +220,6 @@ class Peer:
             await asyncio.wait_for(asyncio.shield(self.reader), timeout)
         except asyncio.TimeoutError:
             raise AssertionError("%s: connection still open %.0fs after the kill" % (self.label, timeout))
-
-    def abort(self):
-        self.ws.transport.abort()
-
-    async def close(self):
-        if self.reader.done():
-            return
-        try:
-            await asyncio.wait_for(self.ws.close(), 3)
-        except Exception:
-            self.abort()
-        try:
-            await asyncio.wait_for(asyncio.shield(self.reader), 3)
-        except Exception:
-            pass
 
 
 # ---------------------------------------------------------------------------------------------
@@ -284,30 +323,13 @@ class Run:
                  "--database", self.db, "--secret-file", self.secret, "--session-grace-window", "30"],
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
         self.procs.append(self.proc)
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                with open(port_file) as f:
-                    text = f.read().strip()
-            except FileNotFoundError:
-                text = ""
-            if text.isdigit():  # written atomically once listening
-                self.port = int(text)
-                break
+        port = await wait_port_file(port_file, self.proc, TIMEOUT)
+        if port is None:
             if self.proc.poll() is not None:
-                raise Abort("server %d exited with %s before listening; log: %s" % (n, self.proc.returncode, self.log_tail(log)))
-            if time.monotonic() > deadline:
-                raise Abort("server %d wrote no port file within %.0fs; log: %s" % (n, TIMEOUT, self.log_tail(log)))
-            await asyncio.sleep(0.05)
+                raise Abort("server %d exited with %s before listening; log: %s" % (n, self.proc.returncode, log_tail(log)))
+            raise Abort("server %d wrote no port file within %.0fs; log: %s" % (n, TIMEOUT, log_tail(log)))
+        self.port = port
         return "pid %d on 127.0.0.1:%d" % (self.proc.pid, self.port)
-
-    @staticmethod
-    def log_tail(path, n=5):
-        try:
-            with open(path, errors="replace") as f:
-                return " | ".join(l.rstrip() for l in f.readlines()[-n:]) or "(empty)"
-        except OSError:
-            return "(no log)"
 
     async def mint(self, user, name, admin=False):
         cmd = [self.bin, "token", "--user", user, "--name", name, "--secret-file", self.secret] + (["--admin"] if admin else [])
@@ -318,21 +340,7 @@ class Run:
 
     async def http(self, method, path, token, body=None):
         """(status, parsed JSON body or raw text) of one API request."""
-        def call():
-            data = None if body is None else json.dumps(body).encode()
-            req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path), data=data, method=method,
-                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: no proxy
-            try:
-                with opener.open(req, timeout=TIMEOUT) as resp:
-                    status, raw = resp.status, resp.read()
-            except urllib.error.HTTPError as e:
-                status, raw = e.code, e.read()
-            try:
-                return status, json.loads(raw)
-            except ValueError:
-                return status, raw.decode(errors="replace")
-        return await asyncio.to_thread(call)
+        return await asyncio.to_thread(api_request, self.port, method, path, token, body)
 
     async def connect(self, player):
         ws = await connect("ws://127.0.0.1:%d/ws?token=%s" % (self.port, player.bearer), proxy=None,
@@ -741,7 +749,7 @@ class Run:
             rc = await asyncio.to_thread(self.proc.wait, TIMEOUT)
         except subprocess.TimeoutExpired:
             raise AssertionError("server 2 still running %.0fs after SIGTERM" % TIMEOUT)
-        expect(rc == 0, "server 2 exited with %s after SIGTERM; log: %s" % (rc, self.log_tail(self.logs[-1])))
+        expect(rc == 0, "server 2 exited with %s after SIGTERM; log: %s" % (rc, log_tail(self.logs[-1])))
         return "exit code 0"
 
     def s_journal(self):
@@ -757,26 +765,12 @@ class Run:
         return "no rows in %s" % ", ".join(sorted(counts))
 
     def s_logs(self):
-        bad = re.compile(r"^\S+\s+(error|critical)\b|Fatal error|Program crashed|Segmentation fault|Illegal instruction")
-        found, warnings = [], 0
-        for path in self.logs:
-            with open(path, errors="replace") as f:
-                for line in f:
-                    if bad.search(line):
-                        found.append("%s: %s" % (os.path.basename(path), line.strip()[:300]))
-                    elif re.match(r"^\S+\s+warning\b", line):
-                        warnings += 1
+        found, warnings = scan_logs(self.logs)
         expect(not found, "%d line(s): %s" % (len(found), " | ".join(found[:5])))
         return "%s: no error/critical lines (%d warning lines)" % (", ".join(os.path.basename(p) for p in self.logs), warnings)
 
     def cleanup_processes(self):
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.kill()
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    pass
+        kill_processes(self.procs, 5)
 
 
 async def step(name, fn):

@@ -65,7 +65,42 @@ def expect(condition, message):
 # A connection that records everything it receives
 
 
-class Peer:
+class Connection:
+    """What a recording connection does whatever it records (Peer below; crash_recovery.py's Peer):
+    waiting for its reader to record something, dropping, closing. The subclass has `label`, `ws`,
+    `changed` (an asyncio.Event its reader task sets on every message and on the close), `reader`
+    (that task) and `tail()`."""
+
+    async def wait_changed(self, deadline, what, timeout):
+        """Waits until the reader records something or the connection closes, at most until
+        `deadline` (loop time); fails when the deadline has passed (no `what` within `timeout`)."""
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            raise AssertionError("%s: no %s within %.0fs; last received: %s" % (self.label, what, timeout, self.tail()))
+        self.changed.clear()
+        try:
+            await asyncio.wait_for(self.changed.wait(), remaining)
+        except asyncio.TimeoutError:
+            pass
+
+    def abort(self):
+        """Drops the TCP connection without a close handshake (a phone losing its network)."""
+        self.ws.transport.abort()
+
+    async def close(self):
+        if self.reader.done():
+            return
+        try:
+            await asyncio.wait_for(self.ws.close(), 3)
+        except Exception:
+            self.abort()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.reader), 3)
+        except Exception:
+            pass
+
+
+class Peer(Connection):
     """One WebSocket connection. A reader task keeps every message in arrival order (`raw` text
     and parsed `msgs`); `next` hands out matching messages once each, in order."""
 
@@ -118,14 +153,7 @@ class Peer:
             if self.closed:
                 raise AssertionError("%s: connection closed (%s) while waiting for %s; last received: %s"
                                      % (self.label, self.close_text(), what, self.tail()))
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError("%s: no %s within %.0fs; last received: %s" % (self.label, what, timeout, self.tail()))
-            self.changed.clear()
-            try:
-                await asyncio.wait_for(self.changed.wait(), remaining)
-            except asyncio.TimeoutError:
-                pass
+            await self.wait_changed(deadline, what, timeout)
 
     async def next_type(self, kind, timeout=TIMEOUT, **fields):
         def pred(m):
@@ -198,22 +226,6 @@ class Peer:
         expect(rcvd.code == code and rcvd.reason.startswith(reason_prefix),
                "%s: close %d %r, expected %d %s..." % (self.label, rcvd.code, rcvd.reason, code, reason_prefix))
         return rcvd
-
-    def abort(self):
-        """Drops the TCP connection without a close handshake (a phone losing its network)."""
-        self.ws.transport.abort()
-
-    async def close(self):
-        if self.reader.done():
-            return
-        try:
-            await asyncio.wait_for(self.ws.close(), 3)
-        except Exception:
-            self.abort()
-        try:
-            await asyncio.wait_for(asyncio.shield(self.reader), 3)
-        except Exception:
-            pass
 
 
 # ---------------------------------------------------------------------------------------------

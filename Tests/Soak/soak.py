@@ -66,10 +66,13 @@ import sys
 import time
 import traceback
 import urllib.error
-import urllib.request
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Interop"))
+# The crash-recovery test's hub process helpers (waiting for the port file, HTTP, the logs).
+from crash_recovery import api_request, kill_processes, log_tail, scan_logs, wait_port_file  # noqa: E402
 
 ANSWER_TIMEOUT = 20.0      # a request's answer (loaded CI machine, debug build)
 RECOVER_TIMEOUT = 90.0     # reconnect + resume, including a hub restart
@@ -141,21 +144,12 @@ class Hub:
         with open(log, "wb") as err, open(os.path.join(self.soak.work, "hub%d.out" % n), "wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.soak.env)
         self.procs.append(self.proc)
-        deadline = now() + 60
-        while True:
-            try:
-                with open(port_file) as f:
-                    text = f.read().strip()
-            except FileNotFoundError:
-                text = ""
-            if text.isdigit():
-                self.port = int(text)
-                break
+        port = await wait_port_file(port_file, self.proc, 60)
+        if port is None:
             if self.proc.poll() is not None:
-                raise SoakError("hub %d exited with %s before listening: %s" % (n, self.proc.returncode, self.log_tail(log)))
-            if now() > deadline:
-                raise SoakError("hub %d wrote no port file within 60 s: %s" % (n, self.log_tail(log)))
-            await asyncio.sleep(0.05)
+                raise SoakError("hub %d exited with %s before listening: %s" % (n, self.proc.returncode, log_tail(log)))
+            raise SoakError("hub %d wrote no port file within 60 s: %s" % (n, log_tail(log)))
+        self.port = port
         self.ready.set()
         return "hub %d: pid %d on 127.0.0.1:%d" % (n, self.proc.pid, self.port)
 
@@ -173,21 +167,7 @@ class Hub:
             return None
 
     def cleanup(self):
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.kill()
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    pass
-
-    @staticmethod
-    def log_tail(path, n=5):
-        try:
-            with open(path, errors="replace") as f:
-                return " | ".join(l.rstrip() for l in f.readlines()[-n:]) or "(empty)"
-        except OSError:
-            return "(no log)"
+        kill_processes(self.procs, 10)
 
     def proc_sample(self):
         """(rss KiB, open fds, threads) of the running hub, or None."""
@@ -208,23 +188,7 @@ class Hub:
         return rss, fds, threads
 
     async def http(self, method, path, token=None, body=None, timeout=ANSWER_TIMEOUT):
-        def call():
-            data = None if body is None else json.dumps(body).encode()
-            headers = {"Content-Type": "application/json"}
-            if token:
-                headers["Authorization"] = "Bearer " + token
-            req = urllib.request.Request("http://127.0.0.1:%d%s" % (self.port, path), data=data, method=method, headers=headers)
-            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-            try:
-                with opener.open(req, timeout=timeout) as resp:
-                    status, raw = resp.status, resp.read()
-            except urllib.error.HTTPError as e:
-                status, raw = e.code, e.read()
-            try:
-                return status, json.loads(raw)
-            except ValueError:
-                return status, raw.decode(errors="replace")
-        return await asyncio.to_thread(call)
+        return await asyncio.to_thread(api_request, self.port, method, path, token, body, timeout)
 
     async def metrics(self):
         status, body = await self.http("GET", "/metrics", timeout=10)
@@ -1765,15 +1729,7 @@ class Soak:
         return res
 
     def check_logs(self):
-        bad = re.compile(r"^\S+\s+(error|critical)\b|Fatal error|Program crashed|Segmentation fault|Illegal instruction")
-        found, warnings = [], 0
-        for path in self.hub.logs:
-            with open(path, errors="replace") as f:
-                for line in f:
-                    if bad.search(line):
-                        found.append("%s: %s" % (os.path.basename(path), line.strip()[:300]))
-                    elif re.match(r"^\S+\s+warning\b", line):
-                        warnings += 1
+        found, warnings = scan_logs(self.hub.logs)
         for line in found[:10]:
             self.fail("log", line)
         return {"errorLines": len(found), "warningLines": warnings}
