@@ -65,35 +65,20 @@ cleanup() {
   touch "$WORK/stop"
   # Each bot loop runs in its own process group (setsid): end the loop and its bot together.
   for pid in "${LOOP_PIDS[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SERVER_PID" 2>/dev/null
-  fi
+  stop_hub "$SERVER_PID"
   for pid in "${LOOP_PIDS[@]}"; do kill -KILL -- "-$pid" 2>/dev/null; done
-  [ -n "$SERVER_PID" ] && wait "$SERVER_PID" 2>/dev/null
   # A last sweep: everything this run started names its work directory on its command line.
   pkill -KILL -f -- "$WORK/" 2>/dev/null
   rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
 # ---- hub ----
 SECRET="$WORK/secret"
-(umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET"; echo >>"$SECRET")
-timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
-  --database "$WORK/hub.sqlite" --session-grace-window 8 >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-until [ -s "$WORK/port" ]; do
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    log "the hub exited before listening:"; tail -n 20 "$WORK/server.log" >&2; SERVER_PID=""; exit 1
-  fi
-  [ $((SECONDS - START)) -ge 20 ] && { log "the hub did not listen within 20 s"; exit 1; }
-  sleep 0.05
-done
-sleep 0.05
+new_secret "$SECRET"
+start_hub $((DEADLINE + 30)) "$WORK/port" "$WORK/server.log" --database "$WORK/hub.sqlite" --session-grace-window 8
+SERVER_PID=$HUB_PID
+wait_hub_port "$SERVER_PID" "$WORK/port" "$WORK/server.log" || exit 1
 PORT="$(cat "$WORK/port")"
 log "hub on 127.0.0.1:$PORT"
 (umask 077; "$BIN" token --admin --user ops --name "Ops Console" --ttl 600 --secret-file "$SECRET" >"$WORK/admin-token")

@@ -50,20 +50,12 @@ PORT_FILE="$WORK/port"
 LOG_FILE="$WORK/server.log"
 SERVER_PID=""
 
-stop_server() {
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SERVER_PID" 2>/dev/null
-  fi
-  [ -n "$SERVER_PID" ] && wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
+stop_server() { stop_hub "$SERVER_PID"; SERVER_PID=""; }
 cleanup() { stop_server; rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-(umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET_FILE"; echo >>"$SECRET_FILE")
+new_secret "$SECRET_FILE"
 
 "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$PORT_FILE" --secret-file "$SECRET_FILE" \
   --session-grace-window "$GRACE" --websocket-max-message-size "$LIMIT" --database "$WORK/hub.sqlite" \

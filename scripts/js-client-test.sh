@@ -59,32 +59,18 @@ TEST_PID=""
 cleanup() {
   trap - EXIT INT TERM
   [ -n "$TEST_PID" ] && kill -TERM "$TEST_PID" 2>/dev/null && wait "$TEST_PID" 2>/dev/null
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$SERVER_PID" 2>/dev/null
-  fi
-  [ -n "$SERVER_PID" ] && wait "$SERVER_PID" 2>/dev/null
+  stop_hub "$SERVER_PID"
   rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
 # ---- hub ----
 SECRET="$WORK/secret"
-(umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET"; echo >>"$SECRET")
-timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
-  --database "$WORK/hub.sqlite" --session-grace-window 20 --websocket-ping-interval 1 >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-until [ -s "$WORK/port" ]; do
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    log "the hub exited before listening:"; tail -n 20 "$WORK/server.log" >&2; SERVER_PID=""; exit 1
-  fi
-  [ $((SECONDS - START)) -ge 20 ] && { log "the hub did not listen within 20 s"; exit 1; }
-  sleep 0.05
-done
-sleep 0.05
+new_secret "$SECRET"
+start_hub $((DEADLINE + 30)) "$WORK/port" "$WORK/server.log" \
+  --database "$WORK/hub.sqlite" --session-grace-window 20 --websocket-ping-interval 1
+SERVER_PID=$HUB_PID
+wait_hub_port "$SERVER_PID" "$WORK/port" "$WORK/server.log" || exit 1
 PORT="$(tr -dc '0-9' <"$WORK/port")"
 log "hub on 127.0.0.1:$PORT"
 

@@ -73,16 +73,6 @@ CHECK_PID=""
 
 # No watchdog: every child is bounded by `timeout` (the hubs by DEADLINE + 30 s, the checker by
 # DEADLINE; the checker bounds its Chromium and its bot itself), and the cleanup stops them by pid.
-stop_hub() {  # pid
-  local pid="$1"
-  [ -n "$pid" ] || return 0
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-  fi
-  wait "$pid" 2>/dev/null
-}
 cleanup() {
   trap - EXIT INT TERM
   [ -n "$CHECK_PID" ] && kill -TERM "$CHECK_PID" 2>/dev/null && wait "$CHECK_PID" 2>/dev/null
@@ -90,32 +80,18 @@ cleanup() {
   stop_hub "$OFF_PID"
   rm -rf "$WORK"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-wait_port() {  # pid port-file log
-  until [ -s "$2" ]; do
-    if ! kill -0 "$1" 2>/dev/null; then
-      log "a hub exited before listening:"; tail -n 20 "$3" >&2; return 1
-    fi
-    [ $((SECONDS - START)) -ge 20 ] && { log "a hub did not listen within 20 s"; return 1; }
-    sleep 0.05
-  done
-  sleep 0.05
-}
+on_exit cleanup
 
 # ---- hubs ----
 SECRET="$WORK/secret"
-(umask 077; head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$SECRET"; echo >>"$SECRET")
-timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port" --secret-file "$SECRET" \
-  --database "$WORK/hub.sqlite" --session-grace-window 20 --websocket-ping-interval 1 >"$WORK/server.log" 2>&1 &
-SERVER_PID=$!
-timeout -k 5 $((DEADLINE + 30)) "$BIN" serve --host 127.0.0.1 --port 0 --port-file "$WORK/port-off" --secret-file "$SECRET" \
-  --database "$WORK/hub-off.sqlite" --http-dev-sign-in off >"$WORK/server-off.log" 2>&1 &
-OFF_PID=$!
-wait_port "$SERVER_PID" "$WORK/port" "$WORK/server.log" || exit 1
-wait_port "$OFF_PID" "$WORK/port-off" "$WORK/server-off.log" || exit 1
+new_secret "$SECRET"
+start_hub $((DEADLINE + 30)) "$WORK/port" "$WORK/server.log" \
+  --database "$WORK/hub.sqlite" --session-grace-window 20 --websocket-ping-interval 1
+SERVER_PID=$HUB_PID
+start_hub $((DEADLINE + 30)) "$WORK/port-off" "$WORK/server-off.log" --database "$WORK/hub-off.sqlite" --http-dev-sign-in off
+OFF_PID=$HUB_PID
+wait_hub_port "$SERVER_PID" "$WORK/port" "$WORK/server.log" "a hub" || exit 1
+wait_hub_port "$OFF_PID" "$WORK/port-off" "$WORK/server-off.log" "a hub" || exit 1
 PORT="$(tr -dc '0-9' <"$WORK/port")"
 PORT_OFF="$(tr -dc '0-9' <"$WORK/port-off")"
 log "hub on 127.0.0.1:$PORT; hub without development sign-in on 127.0.0.1:$PORT_OFF"
