@@ -2,8 +2,11 @@ import NIOCore
 import WebSocketTransport
 
 /// One player of a `sessions` run: ``SessionPlayer`` (its own lean WebSocket endpoint) or
-/// ``ClientSessionPlayer`` (on `SessionHubClient`, the library apps use). Everything but the
-/// `let`s is touched on ``loop`` only.
+/// ``ClientSessionPlayer`` (on `SessionHubClient`, the library apps use). Its seat is a
+/// ``SeatFlow``: the player feeds the flow what its connection receives, and carries out the
+/// flow's actions; the requests with its own transport (``send(_:)``), the rest (the say timer,
+/// the retries) the same way for both, in this protocol's extension. Everything but the `let`s
+/// is touched on ``loop`` only.
 protocol LoadPlayer: AnyObject, Sendable {
     var index: Int { get }
     /// 0: the host of its slot; above: a joiner.
@@ -11,23 +14,64 @@ protocol LoadPlayer: AnyObject, Sendable {
     var userId: String { get }
     var loop: any EventLoop { get }
 
-    /// Nothing more is expected on this connection (for the end of the run).
-    var settled: Bool { get }
-    /// The connection is closed.
-    var isClosed: Bool { get }
-    var lost: Int { get }
-    var duplicated: Int { get }
-    var sessionsJoined: Int { get }
-    var unfinished: Int { get }
+    /// The seat's flow.
+    var flow: SeatFlow { get set }
+    /// The say timer, while it runs.
+    var sayTimer: RepeatedTask? { get set }
 
     /// Opens the connection (called once, off the loop).
     func start(url: WebSocketURL, token: String, deflate: Bool) async
-    /// Joiner: the slot's host opened session `generation` with `code`.
-    func offer(code: String, generation: Int, force: Bool)
-    /// Stop speaking; the host ends its session.
-    func finish()
+    /// Sends a request of the flow (its refusal comes back to ``SeatFlow/refused(code:kind:)``).
+    func send(_ request: SeatFlow.Request)
     /// Close the connection normally.
     func closeNow()
+}
+
+extension LoadPlayer {
+    /// Nothing more is expected on this connection (for the end of the run).
+    var settled: Bool { flow.settled }
+    /// The connection is closed.
+    var isClosed: Bool { flow.isClosed }
+    var lost: Int { flow.lost }
+    var duplicated: Int { flow.duplicated }
+    var sessionsJoined: Int { flow.sessionsJoined }
+    var unfinished: Int { flow.unfinished }
+
+    /// Joiner: the slot's host opened session `generation` with `code`.
+    func offer(code: String, generation: Int, force: Bool) {
+        perform(flow.offer(code: code, generation: generation, force: force))
+    }
+
+    /// Stop speaking; the host ends its session.
+    func finish() {
+        stopSpeaking()
+        perform(flow.finish())
+    }
+
+    /// Carries out what the flow asks.
+    func perform(_ action: SeatFlow.Action) {
+        switch action {
+        case .none:
+            break
+        case .send(let request):
+            send(request)
+        case .startSpeaking:
+            guard sayTimer == nil, let times = flow.sayTimes() else { return }
+            sayTimer = loop.scheduleRepeatedTask(initialDelay: times.first, delay: times.every) { [self] _ in
+                perform(flow.sayDue(now: monotonicNanos()))
+            }
+        case .stopSpeaking:
+            stopSpeaking()
+        case .retryLater(let retry, let delay):
+            loop.scheduleTask(in: delay) { [self] in perform(flow.retry(retry)) }
+        }
+    }
+
+    /// Cancels the say timer.
+    func stopSpeaking() {
+        sayTimer?.cancel()
+        sayTimer = nil
+    }
 }
 
 import ArgumentParser

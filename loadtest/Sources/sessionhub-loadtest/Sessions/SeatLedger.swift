@@ -1,8 +1,8 @@
 import HubProtocol
 import SessionHubClient
 
-/// What both players (``SessionPlayer``, ``ClientSessionPlayer``) keep for their seat and count
-/// the same way: the `seq` check of the session's broadcasts (lost, duplicated and foreign ones go
+/// What a seat's ``SeatFlow`` (both players', ``SessionPlayer`` and ``ClientSessionPlayer``) keeps
+/// and counts: the `seq` check of the session's broadcasts (lost, duplicated and foreign ones go
 /// into the loop's recorder), the lines the seat speaks (its role's hints, each translation tagged
 /// with its send time and speaker), and a line's tag read back. Touched on the player's loop only.
 struct SeatLedger {
