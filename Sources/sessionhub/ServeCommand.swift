@@ -51,7 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File holding the token signing secret (created with a random secret when missing); SESSIONHUB_SECRET overrides it.")
     var secretFile: String = "data/dev-secret"
 
-    @Option(help: "SQLite file for the journal, profiles, progress and history (created with its directory when missing).")
+    @Option(help: "SQLite file for profiles, progress and history (created with its directory when missing); the journal of live sessions goes beside it, in NAME-journal.sqlite.")
     var database: String = "data/sessionhub.sqlite"
 
     @Flag(help: "Keep everything in memory instead (nothing survives a restart; no /api routes).")

@@ -70,7 +70,9 @@ struct SQLiteJournalTests {
         store.close()
 
         // Reopen: everything acknowledged is there.
-        let reopened = try SQLiteJournal(path: dir.file())
+        let reopenedDatabase = try SQLiteDatabase(path: dir.file())
+        defer { reopenedDatabase.close() }
+        let reopened = SQLiteJournal(database: reopenedDatabase)
         let ids = try reopened.openSessionIds()
         #expect(ids.count == sessions)
         #expect(ids == (0..<sessions).map { "session-\($0)" }.sorted())

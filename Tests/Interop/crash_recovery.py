@@ -753,15 +753,27 @@ class Run:
         return "exit code 0"
 
     def s_journal(self):
-        """After the end, the session is gone from the journal (it would otherwise come back on the next start)."""
-        db = sqlite3.connect(self.db, timeout=TIMEOUT)
-        try:
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-            counts = {t: db.execute("SELECT count(*) FROM %s WHERE session_id = ?" % t, (self.sid,)).fetchone()[0]
-                      for t in ("journal", "journal_sessions") if t in tables}
-        finally:
-            db.close()
-        expect(counts and all(n == 0 for n in counts.values()), "journal rows left for the ended session: %s" % counts)
+        """After the end, the session is gone from the journal (it would otherwise come back on the next start).
+
+        The journal has a file of its own beside the store's (`-journal.sqlite`); the store's
+        file keeps its old, emptied journal tables. Both are checked."""
+        stem = self.db[:-len(".sqlite")] if self.db.endswith(".sqlite") else self.db
+        counts = {}
+        for path in (self.db, stem + "-journal.sqlite"):
+            if not os.path.exists(path):
+                continue
+            db = sqlite3.connect(path, timeout=TIMEOUT)
+            try:
+                tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+                for t in ("journal", "journal_sessions"):
+                    if t in tables:
+                        counts["%s:%s" % (os.path.basename(path), t)] = db.execute(
+                            "SELECT count(*) FROM %s WHERE session_id = ?" % t, (self.sid,)).fetchone()[0]
+            finally:
+                db.close()
+        expect(any(k.split(":")[0].endswith("-journal.sqlite") for k in counts),
+               "no journal file beside %s" % self.db)
+        expect(all(n == 0 for n in counts.values()), "journal rows left for the ended session: %s" % counts)
         return "no rows in %s" % ", ".join(sorted(counts))
 
     def s_logs(self):

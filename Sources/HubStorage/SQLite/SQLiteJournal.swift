@@ -61,6 +61,8 @@ public final class SQLiteJournal: RecoverableJournal {
     public let commitInterval: Duration
     private let intervalNanoseconds: UInt64
     private let ownsDatabase: Bool
+    /// The checkpointer of a journal in its own file.
+    private let checkpointer: SQLiteCheckpointer?
     private let decoder: (any SessionEventDecoder)?
     private let queue = DispatchQueue(label: "sessionhub.journal.commit", qos: .userInitiated)
     private let state = Mutex(State())
@@ -76,16 +78,41 @@ public final class SQLiteJournal: RecoverableJournal {
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = false
+        self.checkpointer = nil
     }
 
-    /// A journal on its own connection to the database file at `path` (created and migrated
-    /// if needed); ``close()`` closes it.
-    public init(path: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil) throws {
-        self.database = try SQLiteDatabase(path: path)
+    /// A journal in a file of its own at `path` (created with ``SQLiteJournalSchema`` if needed;
+    /// see ``path(besideStore:)``), so that its commits never wait for another writer's lock.
+    /// With a `checkpointInterval` (default 500 ms) a ``SQLiteCheckpointer`` of its own keeps the
+    /// WAL in check in the background; with nil, SQLite checkpoints inside commits. ``close()``
+    /// stops the checkpointer and closes the file.
+    ///
+    /// The history writer cannot drop a session's rows here in its own transaction: it marks the
+    /// session ended in the store (`ended_sessions`), and ``forgetEnded(in:)`` drops the rows of
+    /// marked sessions (at start, before the rebuild, and in the upkeep).
+    public init(path: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
+                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
+        let database = try SQLiteDatabase(path: path, migrations: SQLiteJournalSchema.migrations,
+                                          autoCheckpoint: checkpointInterval == nil)
+        do {
+            checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) }
+        } catch {
+            database.close()
+            throw error
+        }
+        self.database = database
         self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = true
+    }
+
+    /// Where the journal of the store at `storePath` lives: beside it, `-journal.sqlite` in place
+    /// of a `.sqlite` ending (`data/sessionhub.sqlite` → `data/sessionhub-journal.sqlite`), else
+    /// appended.
+    public static func path(besideStore storePath: String) -> String {
+        let stem = storePath.hasSuffix(".sqlite") ? String(storePath.dropLast(".sqlite".count)) : storePath
+        return stem + "-journal.sqlite"
     }
 
     /// Appends an entry; returns once its transaction committed. Throws ``StorageError`` when
@@ -199,7 +226,87 @@ public final class SQLiteJournal: RecoverableJournal {
     public func close() {
         state.withLock { $0.closed = true }
         queue.sync { commitPending() }
+        checkpointer?.close()
         if ownsDatabase { database.close() }
+    }
+
+    /// Drops the rows of every session the store at `store` marked ended (its history written or
+    /// sealed: ``SQLiteStore``'s `ended_sessions`), then the markers that have nothing left to
+    /// drop; returns how many sessions it dropped. Run it before ``openSessions()`` at start (a
+    /// crash between a history write and ``closed(sessionId:)`` must not rebuild an ended
+    /// session) and now and then (a session whose journal was kept). Must not be called from the
+    /// commit queue.
+    ///
+    /// Markers are pruned only up to the newest one read before this journal's sessions are
+    /// listed: a marker is written after its session's first row, so every older marker whose
+    /// session still has rows is in that list, and no session's rows outlive its marker.
+    @discardableResult
+    public func forgetEnded(in store: SQLiteDatabase) throws -> Int {
+        guard store !== database else { return 0 }  // one file: the history write dropped them
+        // The markers first, in the store's lock only: the journal's commits never wait for it.
+        let (newest, ended) = try store.withConnection { db -> (Int64?, [String]) in
+            guard let newest = try db.queryFirst("SELECT MAX(id) FROM ended_sessions", row: { $0.optionalInt64(0) }) ?? nil else {
+                return (nil, [])
+            }
+            return (newest, try db.query("SELECT session_id FROM ended_sessions WHERE id <= ?", [.integer(newest)]) { $0.string(0) })
+        }
+        guard let newest else { return 0 }
+        let dropped = try queue.sync { () throws -> Int in
+            commitPending()
+            return try database.transaction { db -> Int in
+                let present = try Set(db.query("""
+                    SELECT session_id FROM journal_sessions UNION SELECT DISTINCT session_id FROM journal
+                    """) { $0.string(0) })
+                guard !present.isEmpty else { return 0 }
+                var dropped = 0
+                for sessionId in ended where present.contains(sessionId) {
+                    try SQLiteJournal.drop(sessionId, db)
+                    dropped += 1
+                }
+                return dropped
+            }
+        }
+        try store.transaction { db in
+            try db.run("DELETE FROM ended_sessions WHERE id <= ?", [.integer(newest)])
+        }
+        return dropped
+    }
+
+    /// Moves the rows a store's file kept from before the journal had a file of its own (the
+    /// hub's schema up to version 5) into this journal, then deletes them there; returns how
+    /// many rows moved. Safe to repeat after a crash in between (`INSERT OR REPLACE`). Run it at
+    /// start, before ``forgetEnded(in:)``.
+    @discardableResult
+    public func adoptRows(from store: SQLiteDatabase) throws -> Int {
+        guard store !== database else { return 0 }
+        let (headers, entries) = try store.withConnection { db in
+            let headers = try db.query("SELECT session_id, started_at, body FROM journal_sessions") { row in
+                (row.string(0), row.int64(1), row.data(2))
+            }
+            let entries = try db.query("SELECT session_id, seq, timestamp, kind, body FROM journal") { row in
+                (row.string(0), row.int(1), row.int64(2), row.string(3), row.data(4))
+            }
+            return (headers, entries)
+        }
+        guard !headers.isEmpty || !entries.isEmpty else { return 0 }
+        try queue.sync {
+            try database.transaction { db in
+                for (sessionId, startedAt, body) in headers {
+                    try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
+                               [.text(sessionId), .integer(startedAt), .blob(body)])
+                }
+                for (sessionId, seq, timestamp, kind, body) in entries {
+                    try db.run("""
+                        INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
+                        """, [.text(sessionId), .int(seq), .integer(timestamp), .text(kind), .blob(body)])
+                }
+            }
+        }
+        try store.transaction { db in
+            try db.run("DELETE FROM journal")
+            try db.run("DELETE FROM journal_sessions")
+        }
+        return headers.count + entries.count
     }
 
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail (rolled back)

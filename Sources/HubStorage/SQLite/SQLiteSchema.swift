@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -155,5 +155,15 @@ public enum SQLiteSchema {
     /// stands in.
     public static let v5 = SQLiteMigration(version: 5, name: "last session time", sql: """
         ALTER TABLE progress ADD COLUMN last_session_at INTEGER;
+        """)
+
+    /// Version 6: the sessions whose history write (or seal) committed, so that the journal,
+    /// which lives in a file of its own (``SQLiteJournalSchema``), can drop their rows after the
+    /// fact and never rebuild an ended session. `id` orders the markers for pruning.
+    public static let v6 = SQLiteMigration(version: 6, name: "ended session markers", sql: """
+        CREATE TABLE ended_sessions (
+            id         INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE
+        );
         """)
 }

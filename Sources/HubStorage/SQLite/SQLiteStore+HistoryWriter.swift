@@ -122,8 +122,8 @@ extension SQLiteStore: HistoryWriter {
                 ])
             results[participant.userId] = .success
         }
-        // The session is in history now: its journal goes in the same transaction.
-        try SQLiteJournal.drop(session.sessionId, db)
+        // The session is in history now: marked ended in the same transaction (its journal goes).
+        try Self.markEnded(session.sessionId, db)
         try consumeInjectedFault()
         return results
     }
@@ -133,8 +133,8 @@ extension SQLiteStore: HistoryWriter {
         do {
             let body = try Self.encode(StoredEndedSession(session))
             try database.transaction { db in
-                // Sealed, the session is retried from here: its journal goes with the same write.
-                try SQLiteJournal.drop(session.sessionId, db)
+                // Sealed, the session is retried from here: marked ended with the same write.
+                try Self.markEnded(session.sessionId, db)
                 try db.run("""
                     INSERT INTO sealed_sessions (session_id, body, attempts, last_error) VALUES (?, ?, 1, ?)
                     ON CONFLICT (session_id) DO UPDATE SET
@@ -144,5 +144,14 @@ extension SQLiteStore: HistoryWriter {
         } catch {
             keepUnsealed(session)
         }
+    }
+
+    /// Inside the transaction that wrote or sealed the session: records it in `ended_sessions`,
+    /// so a journal in its own file drops its rows and never rebuilds it
+    /// (``SQLiteJournal/forgetEnded(in:)``), and drops whatever journal rows this file holds (all
+    /// of them when the journal shares the file, atomically with the write).
+    static func markEnded(_ sessionId: String, _ db: SQLiteConnection) throws {
+        try db.run("INSERT OR IGNORE INTO ended_sessions (session_id) VALUES (?)", [.text(sessionId)])
+        try SQLiteJournal.drop(sessionId, db)
     }
 }

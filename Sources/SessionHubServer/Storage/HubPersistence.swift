@@ -62,18 +62,43 @@ public struct HubPersistence: Sendable {
 
     /// The SQLite file at `path` (created with its directories and schema when missing): one
     /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit
-    /// ``SQLiteJournal`` on the same connection, committing at most once per `commitInterval`
+    /// ``SQLiteJournal`` in its own file beside it (``SQLiteJournal/path(besideStore:)``),
+    /// committing at most once per `commitInterval`
     /// (``HubServerConfiguration/journalCommitInterval``). Upkeep retries sealed history writes.
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
-        let journal = SQLiteJournal(database: store.database, commitInterval: .nanoseconds(commitInterval.nanoseconds),
-                                    decoder: BroadcastDecoder())
+        let journal: SQLiteJournal
+        do {
+            journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path),
+                                        commitInterval: .nanoseconds(commitInterval.nanoseconds), decoder: BroadcastDecoder())
+        } catch {
+            store.close()
+            throw error
+        }
+        do {
+            // Rows from before the journal had its own file, then the sessions whose history a
+            // crash wrote without dropping their journal: neither may be rebuilt twice or lost.
+            let adopted = try journal.adoptRows(from: store.database)
+            let forgotten = try journal.forgetEnded(in: store.database)
+            if adopted > 0 || forgotten > 0 {
+                logger.notice("journal reconciled", metadata: ["moved_rows": "\(adopted)", "ended_sessions_dropped": "\(forgotten)"])
+            }
+        } catch {
+            journal.close()
+            store.close()
+            throw error
+        }
         let stores = HubStores(profiles: store, history: store, progress: store)
         return HubPersistence(
             journal: journal, history: store, learners: store, stores: stores,
             maintenance: {
                 let written = await store.retrySealed()
+                do {
+                    try journal.forgetEnded(in: store.database)
+                } catch {
+                    logger.warning("journal upkeep failed", metadata: ["error": "\(error)"])
+                }
                 let waiting = (try? store.sealedCount()) ?? -1
                 if written > 0 || waiting > 0 {
                     logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])

@@ -1,0 +1,25 @@
+/// The schema of the journal's own SQLite file (`…-journal.sqlite` beside the store's file):
+/// the open sessions' headers and entries, and nothing else, so that the journal's commits take
+/// a write lock no history write, learner write or checkpoint of the main file holds.
+public enum SQLiteJournalSchema {
+    /// Every step, in order.
+    public static let migrations: [SQLiteMigration] = [v1]
+
+    /// Version 1: entries and session headers, as versions 1 and 2 of ``SQLiteSchema`` had them.
+    public static let v1 = SQLiteMigration(version: 1, name: "journal", sql: """
+        CREATE TABLE journal (
+            session_id TEXT NOT NULL,
+            seq        INTEGER NOT NULL,
+            timestamp  INTEGER NOT NULL,
+            kind       TEXT NOT NULL,
+            body       BLOB NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        );
+
+        CREATE TABLE journal_sessions (
+            session_id TEXT PRIMARY KEY,
+            started_at INTEGER NOT NULL,
+            body       BLOB NOT NULL
+        );
+        """)
+}

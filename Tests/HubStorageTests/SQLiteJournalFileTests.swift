@@ -1,0 +1,125 @@
+import Foundation
+import HubDomain
+@testable import HubStorage
+import Testing
+
+/// The journal in a file of its own beside the store's: an ended session's rows go after its
+/// history write, a crash in between never rebuilds it, and rows from before the split move over.
+@Suite("SQLite journal in its own file")
+struct SQLiteJournalFileTests {
+    static func header(_ sessionId: String) -> SessionHeader {
+        SessionHeader(sessionId: sessionId, scenarioId: "ordering-coffee", joinCode: nil, maxPlayers: 4, startedAt: 1_000)
+    }
+
+    static func line(_ sessionId: String, _ seq: Int) -> JournalEntry {
+        JournalEntry(sessionId: sessionId, seq: seq, timestamp: Int64(1_000 + seq),
+                     event: .line(Fixture.line(seq, speaker: "ana", at: Int64(1_000 + seq)), ref: "q\(seq)"))
+    }
+
+    @Test("The journal's file sits beside the store's")
+    func pathBesideStore() {
+        #expect(SQLiteJournal.path(besideStore: "data/sessionhub.sqlite") == "data/sessionhub-journal.sqlite")
+        #expect(SQLiteJournal.path(besideStore: "/var/lib/hub/db") == "/var/lib/hub/db-journal.sqlite")
+    }
+
+    @Test("A session whose history was written before a crash dropped its journal is not rebuilt")
+    func crashBetweenSaveAndDrop() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let storePath = dir.file()
+        let journalPath = SQLiteJournal.path(besideStore: storePath)
+        do {
+            let store = try SQLiteStore(path: storePath)
+            let journal = try SQLiteJournal(path: journalPath)
+            for id in ["ended", "live"] {
+                try await journal.opened(Self.header(id))
+                try await journal.append(Self.line(id, 1))
+            }
+            // The history write commits; the process dies before `closed(sessionId:)`.
+            let results = await store.save(Fixture.session("ended", endedAt: Day.mon23, users: [("ana", 10)]))
+            #expect(results["ana"] != .error(.networkError))
+            #expect(try store.count("ended_sessions") == 1)
+            #expect(try journal.entries(sessionId: "ended").count == 1)  // still there: another file
+            journal.close()
+            store.close()
+        }
+        let store = try SQLiteStore(path: storePath)
+        let journal = try SQLiteJournal(path: journalPath)
+        #expect(try journal.forgetEnded(in: store.database) == 1)
+        #expect(try await journal.openSessions().map(\.sessionId) == ["live"])
+        #expect(try journal.entries(sessionId: "ended").isEmpty)
+        #expect(try journal.entries(sessionId: "live").count == 1)
+        #expect(try store.count("ended_sessions") == 0)  // pruned: nothing left to drop
+        #expect(try journal.forgetEnded(in: store.database) == 0)
+        journal.close()
+        store.close()
+    }
+
+    @Test("A marker written after the journal's sessions were listed is kept for the next pass")
+    func markersPrunedOnlyUpToTheListing() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SQLiteStore(path: dir.file())
+        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
+        defer {
+            journal.close()
+            store.close()
+        }
+        try await journal.opened(Self.header("a"))
+        try await journal.append(Self.line("a", 1))
+        _ = await store.save(Fixture.session("a", endedAt: Day.mon23, users: [("ana", 10)]))
+        #expect(try journal.forgetEnded(in: store.database) == 1)
+        // A session that ends later gets its own marker, dropped by the next pass.
+        try await journal.opened(Self.header("b"))
+        try await journal.append(Self.line("b", 1))
+        _ = await store.save(Fixture.session("b", endedAt: Day.mon23, users: [("bob", 10)]))
+        #expect(try store.count("ended_sessions") == 1)
+        #expect(try journal.forgetEnded(in: store.database) == 1)
+        #expect(try await journal.openSessions().isEmpty)
+        #expect(try store.count("ended_sessions") == 0)
+    }
+
+    @Test("Rows kept in the store's file from before the split move to the journal's file, once")
+    func adoptsRowsFromTheStoreFile() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SQLiteStore(path: dir.file())
+        do {
+            let shared = SQLiteJournal(database: store.database)  // the layout before the split
+            try await shared.opened(Self.header("old"))
+            for seq in 1...3 { try await shared.append(Self.line("old", seq)) }
+        }
+        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
+        defer {
+            journal.close()
+            store.close()
+        }
+        #expect(try journal.adoptRows(from: store.database) == 4)
+        #expect(try store.count("journal") == 0)
+        #expect(try store.count("journal_sessions") == 0)
+        #expect(try await journal.openSessions().map(\.sessionId) == ["old"])
+        #expect(try journal.entries(sessionId: "old") == (1...3).map { Self.line("old", $0) })
+        #expect(try journal.adoptRows(from: store.database) == 0)
+    }
+
+    @Test("A sealed session (its history write failed) is marked too: the retry owns it, not the journal")
+    func sealedSessionIsMarked() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SQLiteStore(path: dir.file())
+        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
+        defer {
+            journal.close()
+            store.close()
+        }
+        try await journal.opened(Self.header("s"))
+        try await journal.append(Self.line("s", 1))
+        store.failNextWrites = 1
+        let results = await store.save(Fixture.session("s", endedAt: Day.mon23, users: [("ana", 10)]))
+        #expect(results["ana"] == .error(.networkError))
+        #expect(try store.sealedCount() == 1)
+        #expect(try journal.forgetEnded(in: store.database) == 1)
+        #expect(try await journal.openSessions().isEmpty)
+        #expect(await store.retrySealed() == 1)
+    }
+}
