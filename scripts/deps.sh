@@ -21,8 +21,11 @@ need_debs() {
   echo "[deps] installing: ${missing[*]}" >&2
   local sudo=()
   [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && sudo=(sudo)
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || true
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  # Another apt (a second test run, unattended upgrades) may hold dpkg's lock: wait for it
+  # instead of failing at once.
+  local wait=(-o DPkg::Lock::Timeout=600)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" update -qq >&2 || true
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq "${missing[@]}" >&2
 }
 
 # Build dependencies of the Swift package.
