@@ -16,6 +16,19 @@ struct SQLiteJournalFileTests {
                      event: .line(Fixture.line(seq, speaker: "ana", at: Int64(1_000 + seq)), ref: "q\(seq)"))
     }
 
+    /// A store and a journal in its own file beside it, in a fresh directory, closed afterwards.
+    static func withStoreAndJournal(_ body: (SQLiteStore, SQLiteJournal) async throws -> Void) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SQLiteStore(path: dir.file())
+        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
+        defer {
+            journal.close()
+            store.close()
+        }
+        try await body(store, journal)
+    }
+
     @Test("The journal's file sits beside the store's")
     func pathBesideStore() {
         #expect(SQLiteJournal.path(besideStore: "data/sessionhub.sqlite") == "data/sessionhub-journal.sqlite")
@@ -57,26 +70,20 @@ struct SQLiteJournalFileTests {
 
     @Test("A marker written after the journal's sessions were listed is kept for the next pass")
     func markersPrunedOnlyUpToTheListing() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        let store = try SQLiteStore(path: dir.file())
-        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
-        defer {
-            journal.close()
-            store.close()
+        try await Self.withStoreAndJournal { store, journal in
+            try await journal.opened(Self.header("a"))
+            try await journal.append(Self.line("a", 1))
+            _ = await store.save(Fixture.session("a", endedAt: Day.mon23, users: [("ana", 10)]))
+            #expect(try journal.forgetEnded(in: store.database) == 1)
+            // A session that ends later gets its own marker, dropped by the next pass.
+            try await journal.opened(Self.header("b"))
+            try await journal.append(Self.line("b", 1))
+            _ = await store.save(Fixture.session("b", endedAt: Day.mon23, users: [("bob", 10)]))
+            #expect(try store.count("ended_sessions") == 1)
+            #expect(try journal.forgetEnded(in: store.database) == 1)
+            #expect(try await journal.openSessions().isEmpty)
+            #expect(try store.count("ended_sessions") == 0)
         }
-        try await journal.opened(Self.header("a"))
-        try await journal.append(Self.line("a", 1))
-        _ = await store.save(Fixture.session("a", endedAt: Day.mon23, users: [("ana", 10)]))
-        #expect(try journal.forgetEnded(in: store.database) == 1)
-        // A session that ends later gets its own marker, dropped by the next pass.
-        try await journal.opened(Self.header("b"))
-        try await journal.append(Self.line("b", 1))
-        _ = await store.save(Fixture.session("b", endedAt: Day.mon23, users: [("bob", 10)]))
-        #expect(try store.count("ended_sessions") == 1)
-        #expect(try journal.forgetEnded(in: store.database) == 1)
-        #expect(try await journal.openSessions().isEmpty)
-        #expect(try store.count("ended_sessions") == 0)
     }
 
     @Test("Rows kept in the store's file from before the split move to the journal's file, once")
@@ -104,22 +111,16 @@ struct SQLiteJournalFileTests {
 
     @Test("A sealed session (its history write failed) is marked too: the retry owns it, not the journal")
     func sealedSessionIsMarked() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
-        let store = try SQLiteStore(path: dir.file())
-        let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
-        defer {
-            journal.close()
-            store.close()
+        try await Self.withStoreAndJournal { store, journal in
+            try await journal.opened(Self.header("s"))
+            try await journal.append(Self.line("s", 1))
+            store.failNextWrites = 1
+            let results = await store.save(Fixture.session("s", endedAt: Day.mon23, users: [("ana", 10)]))
+            #expect(results["ana"] == .error(.networkError))
+            #expect(try store.sealedCount() == 1)
+            #expect(try journal.forgetEnded(in: store.database) == 1)
+            #expect(try await journal.openSessions().isEmpty)
+            #expect(await store.retrySealed() == 1)
         }
-        try await journal.opened(Self.header("s"))
-        try await journal.append(Self.line("s", 1))
-        store.failNextWrites = 1
-        let results = await store.save(Fixture.session("s", endedAt: Day.mon23, users: [("ana", 10)]))
-        #expect(results["ana"] == .error(.networkError))
-        #expect(try store.sealedCount() == 1)
-        #expect(try journal.forgetEnded(in: store.database) == 1)
-        #expect(try await journal.openSessions().isEmpty)
-        #expect(await store.retrySealed() == 1)
     }
 }

@@ -75,6 +75,20 @@ public final class SQLiteCheckpointer: Sendable {
         schedule()
     }
 
+    /// Opens the database file at `path` with `migrations` for writing and, with an `interval`,
+    /// a checkpointer for it (SQLite's automatic checkpoint off); with nil, SQLite checkpoints
+    /// inside commits. The database is closed again when the checkpointer cannot start.
+    static func openWriter(path: String, migrations: [SQLiteMigration],
+                           interval: Duration?) throws -> (SQLiteDatabase, SQLiteCheckpointer?) {
+        let database = try SQLiteDatabase(path: path, migrations: migrations, autoCheckpoint: interval == nil)
+        do {
+            return (database, try interval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) })
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
     /// Checkpoints run so far (background passes).
     public var checkpointCount: Int { state.withLock { $0.checkpoints } }
 

@@ -92,15 +92,8 @@ public final class SQLiteJournal: RecoverableJournal {
     /// marked sessions (at start, before the rebuild, and in the upkeep).
     public init(path: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
                 checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
-        let database = try SQLiteDatabase(path: path, migrations: SQLiteJournalSchema.migrations,
-                                          autoCheckpoint: checkpointInterval == nil)
-        do {
-            checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) }
-        } catch {
-            database.close()
-            throw error
-        }
-        self.database = database
+        (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteJournalSchema.migrations,
+                                                                     interval: checkpointInterval)
         self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)

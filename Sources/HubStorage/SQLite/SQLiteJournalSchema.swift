@@ -5,8 +5,12 @@ public enum SQLiteJournalSchema {
     /// Every step, in order.
     public static let migrations: [SQLiteMigration] = [v1]
 
-    /// Version 1: entries and session headers, as versions 1 and 2 of ``SQLiteSchema`` had them.
-    public static let v1 = SQLiteMigration(version: 1, name: "journal", sql: """
+    /// Version 1: entries and session headers, as versions 1 and 2 of ``SQLiteSchema`` made them
+    /// in the store's file.
+    public static let v1 = SQLiteMigration(version: 1, name: "journal", sql: entriesTable + ";\n" + headersTable + ";")
+
+    /// The entries' table (``SQLiteSchema/v1`` made it too: the same text, kept in one place).
+    static let entriesTable = """
         CREATE TABLE journal (
             session_id TEXT NOT NULL,
             seq        INTEGER NOT NULL,
@@ -14,12 +18,15 @@ public enum SQLiteJournalSchema {
             kind       TEXT NOT NULL,
             body       BLOB NOT NULL,
             PRIMARY KEY (session_id, seq)
-        );
+        )
+        """
 
+    /// The open sessions' headers (``SQLiteSchema/v2`` made it too).
+    static let headersTable = """
         CREATE TABLE journal_sessions (
             session_id TEXT PRIMARY KEY,
             started_at INTEGER NOT NULL,
             body       BLOB NOT NULL
-        );
-        """)
+        )
+        """
 }

@@ -91,14 +91,7 @@ public enum SQLiteSchema {
             PRIMARY KEY (user_id, day)
         ) WITHOUT ROWID;
 
-        CREATE TABLE journal (
-            session_id TEXT NOT NULL,
-            seq        INTEGER NOT NULL,
-            timestamp  INTEGER NOT NULL,
-            kind       TEXT NOT NULL,
-            body       BLOB NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        );
+        \(SQLiteJournalSchema.entriesTable);
 
         CREATE TABLE sealed_sessions (
             session_id TEXT PRIMARY KEY,
@@ -110,13 +103,8 @@ public enum SQLiteSchema {
 
     /// Version 2: the header of each open session, so a crash's open sessions can be rebuilt
     /// (`SessionHeader` as JSON). A journal row without a header is an orphan, pruned at start.
-    public static let v2 = SQLiteMigration(version: 2, name: "journal session headers", sql: """
-        CREATE TABLE journal_sessions (
-            session_id TEXT PRIMARY KEY,
-            started_at INTEGER NOT NULL,
-            body       BLOB NOT NULL
-        );
-        """)
+    public static let v2 = SQLiteMigration(version: 2, name: "journal session headers",
+                                           sql: SQLiteJournalSchema.headersTable + ";")
 
     /// Version 3: which sessions each user's progress already counts, so writing a session
     /// again (a retry after an unclear failure, a rebuilt session) never counts it twice.

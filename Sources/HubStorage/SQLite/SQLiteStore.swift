@@ -34,14 +34,8 @@ public final class SQLiteStore: Sendable {
     /// checkpoint is kept.
     public init(path: String = SQLiteStore.defaultPath,
                 checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
-        let database = try SQLiteDatabase(path: path, autoCheckpoint: checkpointInterval == nil)
-        do {
-            checkpointer = try checkpointInterval.map { try SQLiteCheckpointer(path: path, interval: $0, writer: database) }
-        } catch {
-            database.close()
-            throw error
-        }
-        self.database = database
+        (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteMigrator.hubSchema,
+                                                                     interval: checkpointInterval)
     }
 
     /// Uses an open database (its schema must be ``SQLiteMigrator/hubSchema``); the caller
