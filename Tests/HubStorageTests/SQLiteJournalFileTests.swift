@@ -123,4 +123,52 @@ struct SQLiteJournalFileTests {
             #expect(await store.retrySealed() == 1)
         }
     }
+
+    @Test("A journal file of version 1 keeps its rows when its entries are clustered by session (v2)")
+    func versionOneFileMigrates() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        do {
+            // The file as the first journal schema left it, with a row stored the way it stored them.
+            let old = try SQLiteDatabase(path: path, migrations: [SQLiteJournalSchema.v1])
+            try old.transaction { db in
+                try db.run("INSERT INTO journal_sessions (session_id, started_at, body) VALUES ('a', 1000, ?)",
+                           [.blob(Data(try SQLiteStore.encode(Self.header("a"))))])
+            }
+            old.close()
+            let journal = try SQLiteJournal(path: path)
+            try await journal.append(Self.line("a", 1))
+            journal.close()
+        }
+        let journal = try SQLiteJournal(path: path)
+        defer { journal.close() }
+        #expect(try await journal.openSessions().map(\.sessionId) == ["a"])
+        #expect(try journal.entries(sessionId: "a").map(\.seq) == [1])
+        let table = try journal.database.withConnection { db in
+            try db.queryFirst("SELECT sql FROM sqlite_master WHERE name = 'journal'") { $0.string(0) } ?? ""
+        }
+        #expect(table.contains("WITHOUT ROWID"))
+    }
+
+    @Test("An ended session's rows go in the next group commit, the other sessions' rows stay")
+    func closedDropsInTheGroupCommit() async throws {
+        try await Self.withStoreAndJournal { _, journal in
+            for id in ["a", "b"] {
+                try await journal.opened(Self.header(id))
+                try await journal.append(contentsOf: (1...3).map { Self.line(id, $0) })
+            }
+            let commits = journal.commitCount
+            async let more: Void = journal.append(Self.line("b", 4))
+            await journal.closed(sessionId: "a")
+            try await more
+            #expect(journal.commitCount - commits <= 2)
+            #expect(try journal.entries(sessionId: "a").isEmpty)
+            #expect(try journal.entries(sessionId: "b").map(\.seq) == [1, 2, 3, 4])
+            #expect(try await journal.openSessions().map(\.sessionId) == ["b"])
+            journal.close()
+            await journal.closed(sessionId: "b")  // refused once closed, without throwing or hanging
+            #expect(journal.pendingCount == 0)
+        }
+    }
 }

@@ -24,10 +24,12 @@ import Synchronization
 /// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
 public final class SQLiteJournal: RecoverableJournal {
     private struct Pending: Sendable {
-        /// What to write: an entry, or a session's header (``opened(_:)``).
+        /// What to write: an entry, a session's header (``opened(_:)``), or the removal of an
+        /// ended session's rows (``closed(sessionId:)``).
         enum Row: Sendable {
             case entry(seq: Int, timestamp: Int64, kind: String)
             case header(startedAt: Int64)
+            case drop
         }
 
         var sessionId: String
@@ -94,11 +96,18 @@ public final class SQLiteJournal: RecoverableJournal {
                 checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
         (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteJournalSchema.migrations,
                                                                      interval: checkpointInterval)
+        try database.withConnection { try $0.execute("PRAGMA cache_size=-\(Self.pageCacheKiB)") }
         self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = true
     }
+
+    /// The page cache of a journal in its own file, in KiB (SQLite's default is 2,000): every
+    /// open session's newest page is written at each of its commits, and at a few hundred open
+    /// sessions SQLite's default cache no longer held them, so commits read pages back from the
+    /// WAL. The cache grows only as far as the journal's pages need.
+    public static let pageCacheKiB = 32 * 1024
 
     /// Where the journal of the store at `storePath` lives: beside it, `-journal.sqlite` in place
     /// of a `.sqlite` ending (`data/sessionhub.sqlite` → `data/sessionhub-journal.sqlite`), else
@@ -168,10 +177,13 @@ public final class SQLiteJournal: RecoverableJournal {
         }
     }
 
-    /// Drops the session's header and entries. The history write (``SQLiteStore/save(_:)``)
-    /// already did in its own transaction, so this is usually a no-op.
+    /// Drops the session's header and entries in the next group commit; returns once it
+    /// committed. A journal in the store's file has nothing left to drop (the history write did
+    /// in its own transaction); one in its own file relies on the store's `ended_sessions` marker
+    /// when this fails or a crash comes first (``forgetEnded(in:)``). Never blocks the caller's
+    /// thread, and the committer drops in the same transaction as the entries queued with it.
     public func closed(sessionId: String) async {
-        try? remove(sessionId: sessionId)
+        try? await enqueue(sessionId, .drop, body: [])
     }
 
     /// Headers of the sessions not closed, oldest first. Entries left without a header (the
@@ -344,6 +356,8 @@ public final class SQLiteJournal: RecoverableJournal {
                     case .header(let startedAt):
                         try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
                                    [.text(pending.sessionId), .integer(startedAt), .blob(Data(pending.body))])
+                    case .drop:
+                        try SQLiteJournal.drop(pending.sessionId, db)
                     }
                 }
                 if inject { throw StorageError("injected journal commit failure (failNextCommits)") }

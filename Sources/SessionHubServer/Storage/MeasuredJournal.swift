@@ -22,8 +22,7 @@ struct MeasuredJournal: RecoverableJournal {
     }
 
     func closed(sessionId: String) async {
-        // SQLite drops the session's rows synchronously, behind the commit in flight.
-        await OffTheLoops.run { await inner.closed(sessionId: sessionId) }
+        await inner.closed(sessionId: sessionId)
     }
 
     func openSessions() async throws -> [SessionHeader] {
