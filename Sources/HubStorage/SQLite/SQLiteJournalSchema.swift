@@ -11,18 +11,11 @@ public enum SQLiteJournalSchema {
 
     /// Version 2: the entries clustered by session (`WITHOUT ROWID`), so that a session's rows
     /// share a few pages. In a table ordered by row id, the rows of every open session
-    /// interleave: dropping an ended session's rows rewrote about one page per row (most of the
-    /// journal's WAL writes under load), and each commit wrote the table's last page as well as
-    /// one index page per session.
+    /// interleave: dropping an ended session's rows rewrote pages shared with the other
+    /// sessions, and each commit wrote the table's last page as well as one index page per
+    /// session (measured: loadtest/results/journal-clustered-20261128).
     public static let v2 = SQLiteMigration(version: 2, name: "journal clustered by session", sql: """
-        CREATE TABLE journal_by_session (
-            session_id TEXT NOT NULL,
-            seq        INTEGER NOT NULL,
-            timestamp  INTEGER NOT NULL,
-            kind       TEXT NOT NULL,
-            body       BLOB NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        ) WITHOUT ROWID;
+        CREATE TABLE journal_by_session (\(entriesColumns)) WITHOUT ROWID;
         INSERT INTO journal_by_session (session_id, seq, timestamp, kind, body)
             SELECT session_id, seq, timestamp, kind, body FROM journal;
         DROP TABLE journal;
@@ -30,15 +23,18 @@ public enum SQLiteJournalSchema {
         """)
 
     /// The entries' table (``SQLiteSchema/v1`` made it too: the same text, kept in one place).
-    static let entriesTable = """
-        CREATE TABLE journal (
+    static let entriesTable = "CREATE TABLE journal (\(entriesColumns))"
+
+    /// The entries' columns and key, as both versions of the table have them.
+    static let entriesColumns = """
+
             session_id TEXT NOT NULL,
             seq        INTEGER NOT NULL,
             timestamp  INTEGER NOT NULL,
             kind       TEXT NOT NULL,
             body       BLOB NOT NULL,
             PRIMARY KEY (session_id, seq)
-        )
+
         """
 
     /// The open sessions' headers (``SQLiteSchema/v2`` made it too).
