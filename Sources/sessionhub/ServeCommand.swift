@@ -144,7 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
             persistence = .inMemory()
         } else {
             do {
-                persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval)
+                // One loop: the journal commits on it, where the sessions run (no thread switch).
+                persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval,
+                                          commitLoop: configuration.threads == 1 ? loops.next() : nil)
             } catch {
                 logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])
                 try? await loops.shutdownGracefully()

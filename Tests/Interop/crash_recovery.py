@@ -11,6 +11,8 @@ logs go there too), so that it can kill it. The run:
   1. three players (two made premium with the admin API, one free) play `town-hall-meeting`:
      lines in turns, a recast accepted, a recast left open, one player drops and resumes;
   2. each player fires `say` requests without waiting and the hub is killed with SIGKILL;
+     (the killed hub runs with one event loop, `--threads 1`, so its journal commits on that loop;
+     the restarted one with the default loops, so its journal commits on a thread of its own);
   3. the hub restarts on the same database and secret; every player reconnects
      (`welcome.resumableSessionId`), resumes with the last token it held and its last seq, and
      must get exactly the broadcasts it missed (`mode` replay, seqs lastSeq+1 ... contiguous,
@@ -320,7 +322,8 @@ class Run:
         with open(log, "wb") as err, open(os.path.join(self.work, "server%d.out" % n), "wb") as out:
             self.proc = subprocess.Popen(
                 [self.bin, "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", port_file,
-                 "--database", self.db, "--secret-file", self.secret, "--session-grace-window", "30"],
+                 "--database", self.db, "--secret-file", self.secret, "--session-grace-window", "30"]
+                + (["--threads", "1"] if n == 1 else []),
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
         self.procs.append(self.proc)
         port = await wait_port_file(port_file, self.proc, TIMEOUT)

@@ -5,9 +5,9 @@ import Synchronization
 
 /// The durable ``HubDomain/SessionJournal`` on SQLite, with group commit.
 ///
-/// ``append(_:)`` encodes the entry, queues it and suspends until it is durable. A committer on a
-/// private serial dispatch queue writes everything queued — across all sessions — in one
-/// transaction: an append to an idle journal is committed at once, appends that arrive while a
+/// ``append(_:)`` encodes the entry, queues it and suspends until it is durable. A committer
+/// (on the journal's own serial dispatch queue, or where its ``SQLiteCommitRunner`` says) writes
+/// everything queued — across all sessions — in one transaction: an append to an idle journal is committed at once, appends that arrive while a
 /// commit runs are gathered into the next one (group commit without a timer). A
 /// ``commitInterval`` above zero (default 0) starts at most one commit per interval, trading
 /// latency for fewer transactions. When a commit fails, every append in it throws the
@@ -42,7 +42,7 @@ public final class SQLiteJournal: RecoverableJournal {
 
     private struct State: Sendable {
         var pending: [Pending] = []
-        /// A commit is scheduled on the queue.
+        /// A commit is scheduled on the runner.
         var scheduled = false
         var closed = false
         /// Uptime (ns) when the last commit took its batch.
@@ -66,16 +66,22 @@ public final class SQLiteJournal: RecoverableJournal {
     /// The checkpointer of a journal in its own file.
     private let checkpointer: SQLiteCheckpointer?
     private let decoder: (any SessionEventDecoder)?
-    private let queue = DispatchQueue(label: "sessionhub.journal.commit", qos: .userInitiated)
+    private let runner: any SQLiteCommitRunner
+    /// Held by a commit and by the journal's exclusive work, so that no two of them overlap.
+    private let exclusive = Mutex(())
     private let state = Mutex(State())
 
     /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
     /// journal and history writes take turns on one connection instead of polling SQLite's
     /// busy lock).
-    /// - Parameter decoder: reads back entries stored as wire text (``HubDomain/JournalEntry/text``);
-    ///   without one, such rows cannot be read.
-    public init(database: SQLiteDatabase, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil) {
+    /// - Parameters:
+    ///   - decoder: reads back entries stored as wire text (``HubDomain/JournalEntry/text``);
+    ///     without one, such rows cannot be read.
+    ///   - runner: where the commits run (default: a dispatch queue of the journal's own).
+    public init(database: SQLiteDatabase, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
+                runner: any SQLiteCommitRunner = DispatchCommitRunner()) {
         self.database = database
+        self.runner = runner
         self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
@@ -93,10 +99,12 @@ public final class SQLiteJournal: RecoverableJournal {
     /// session ended in the store (`ended_sessions`), and ``forgetEnded(in:)`` drops the rows of
     /// marked sessions (at start, before the rebuild, and in the upkeep).
     public init(path: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
-                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
+                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval,
+                runner: any SQLiteCommitRunner = DispatchCommitRunner()) throws {
         (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteJournalSchema.migrations,
                                                                      interval: checkpointInterval)
         try database.withConnection { try $0.execute("PRAGMA cache_size=-\(Self.pageCacheKiB)") }
+        self.runner = runner
         self.decoder = decoder
         self.commitInterval = commitInterval
         self.intervalNanoseconds = Self.nanoseconds(commitInterval)
@@ -167,12 +175,7 @@ public final class SQLiteJournal: RecoverableJournal {
             case .closed:
                 continuation.resume(throwing: StorageError("journal is closed"))
             case .schedule(let at):
-                let now = DispatchTime.now().uptimeNanoseconds
-                if at <= now {
-                    queue.async { self.commitPending() }
-                } else {
-                    queue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: at)) { self.commitPending() }
-                }
+                runner.run(atUptimeNanoseconds: at) { self.exclusive.withLock { _ in self.commitPending() } }
             }
         }
     }
@@ -216,9 +219,9 @@ public final class SQLiteJournal: RecoverableJournal {
     }
 
     /// Deletes a session's entries (after it was sealed into history). Commits queued entries
-    /// first, so none of them lands after the delete. Must not be called from the commit queue.
+    /// first, so none of them lands after the delete. Must not be called from a commit.
     public func remove(sessionId: String) throws {
-        try queue.sync {
+        try exclusive.withLock { _ in
             commitPending()
             try database.transaction { db in
                 try SQLiteJournal.drop(sessionId, db)
@@ -230,7 +233,7 @@ public final class SQLiteJournal: RecoverableJournal {
     /// the journal opened it. Idempotent.
     public func close() {
         state.withLock { $0.closed = true }
-        queue.sync { commitPending() }
+        exclusive.withLock { _ in commitPending() }
         checkpointer?.close()
         if ownsDatabase { database.close() }
     }
@@ -239,8 +242,8 @@ public final class SQLiteJournal: RecoverableJournal {
     /// sealed: ``SQLiteStore``'s `ended_sessions`), then the markers that have nothing left to
     /// drop; returns how many sessions it dropped. Run it before ``openSessions()`` at start (a
     /// crash between a history write and ``closed(sessionId:)`` must not rebuild an ended
-    /// session) and now and then (a session whose journal was kept). Must not be called from the
-    /// commit queue.
+    /// session) and now and then (a session whose journal was kept). Must not be called from a
+    /// commit.
     ///
     /// Markers are pruned only up to the newest one read before this journal's sessions are
     /// listed: a marker is written after its session's first row, so every older marker whose
@@ -256,7 +259,7 @@ public final class SQLiteJournal: RecoverableJournal {
             return (newest, try db.query("SELECT session_id FROM ended_sessions WHERE id <= ?", [.integer(newest)]) { $0.string(0) })
         }
         guard let newest else { return 0 }
-        let dropped = try queue.sync { () throws -> Int in
+        let dropped = try exclusive.withLock { _ throws -> Int in
             commitPending()
             return try database.transaction { db -> Int in
                 let present = try Set(db.query("""
@@ -294,7 +297,7 @@ public final class SQLiteJournal: RecoverableJournal {
             return (headers, entries)
         }
         guard !headers.isEmpty || !entries.isEmpty else { return 0 }
-        try queue.sync {
+        try exclusive.withLock { _ in
             try database.transaction { db in
                 for (sessionId, startedAt, body) in headers {
                     try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
@@ -329,7 +332,7 @@ public final class SQLiteJournal: RecoverableJournal {
 
     // MARK: Committer
 
-    /// Runs on `queue`: takes everything queued and writes it in one transaction.
+    /// Takes everything queued and writes it in one transaction; runs holding `exclusive`.
     private func commitPending() {
         let (batch, inject) = state.withLock { state -> ([Pending], Bool) in
             let batch = state.pending

@@ -65,13 +65,18 @@ public struct HubPersistence: Sendable {
     /// ``SQLiteJournal`` in its own file beside it (``SQLiteJournal/path(besideStore:)``),
     /// committing at most once per `commitInterval`
     /// (``HubServerConfiguration/journalCommitInterval``). Upkeep retries sealed history writes.
+    /// - Parameter commitLoop: the hub's event loop when it has only one: the journal then
+    ///   commits on it (``EventLoopCommitRunner``) instead of on a thread of its own.
     public static func sqlite(path: String, logger: Logger,
-                              commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval) throws -> HubPersistence {
+                              commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
+                              commitLoop: (any EventLoop)? = nil) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
         let journal: SQLiteJournal
         do {
+            let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
             journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path),
-                                        commitInterval: .nanoseconds(commitInterval.nanoseconds), decoder: BroadcastDecoder())
+                                        commitInterval: .nanoseconds(commitInterval.nanoseconds), decoder: BroadcastDecoder(),
+                                        runner: runner)
         } catch {
             store.close()
             throw error
