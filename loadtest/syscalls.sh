@@ -64,8 +64,10 @@ fds = dict(line.split(None, 1) for line in open(d + "/fds.txt") if len(line.spli
 def kind(fd):
     target = fds.get(str(int(fd, 16)), "").strip()
     if target.startswith("socket:"): return "socket"
-    if target.endswith("-wal"): return "wal"
-    if target.endswith(".sqlite"): return "db"
+    # The journal's own file (data/…-journal.sqlite) apart from the store's.
+    owner = "journal-" if "-journal.sqlite" in target else ""
+    if target.endswith("-wal"): return owner + "wal"
+    if target.endswith(".sqlite"): return owner + "db"
     return "other"
 counts = collections.Counter()
 for line in open(d + "/calls.txt"):
