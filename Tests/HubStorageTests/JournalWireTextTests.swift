@@ -32,6 +32,7 @@ struct JournalWireTextTests {
         defer { dir.remove() }
         let journal = try SQLiteJournal(path: dir.file(), decoder: BroadcastDecoder())
         let entries = Self.wireEntries(session: "s1")
+        try await journal.opened(Fixture.header("s1"))
         for entry in entries { try await journal.append(entry) }
         let bodies = try journal.database.withConnection { db in
             try db.query("SELECT body FROM journal WHERE session_id = 's1' ORDER BY seq") { [UInt8]($0.data(0)) }
@@ -51,6 +52,7 @@ struct JournalWireTextTests {
         let mixed = wire.map { entry in
             entry.seq % 2 == 1 ? Self.readBack([entry])[0] : entry
         }
+        try await journal.opened(Fixture.header("s1"))
         for entry in mixed { try await journal.append(entry) }
         #expect(try journal.entries(sessionId: "s1") == Self.readBack(wire))
         journal.close()
@@ -62,6 +64,7 @@ struct JournalWireTextTests {
         defer { dir.remove() }
         let path = dir.file()
         let writer = try SQLiteJournal(path: path, decoder: BroadcastDecoder())
+        try await writer.opened(Fixture.header("s1"))
         try await writer.append(Self.wireEntries(session: "s1")[1])
         writer.close()
         let reader = try SQLiteJournal(path: path)

@@ -124,7 +124,7 @@ struct SQLiteJournalFileTests {
         }
     }
 
-    @Test("A journal file of version 1 keeps its rows when its entries are clustered by session (v2)")
+    @Test("A journal file of version 1 keeps its rows through v2 (clustered by session) and v3 (in commit order)")
     func versionOneFileMigrates() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -145,10 +145,111 @@ struct SQLiteJournalFileTests {
         defer { journal.close() }
         #expect(try await journal.openSessions().map(\.sessionId) == ["a"])
         #expect(try journal.entries(sessionId: "a").map(\.seq) == [1])
-        let table = try journal.database.withConnection { db in
-            try db.queryFirst("SELECT sql FROM sqlite_master WHERE name = 'journal'") { $0.string(0) } ?? ""
+        let (table, headers) = try journal.database.withConnection { db in
+            (try db.queryFirst("SELECT sql FROM sqlite_master WHERE name = 'journal'") { $0.string(0) } ?? "",
+             try db.queryFirst("SELECT sql FROM sqlite_master WHERE name = 'journal_sessions'") { $0.string(0) } ?? "")
         }
-        #expect(table.contains("WITHOUT ROWID"))
+        #expect(table.contains("pos        INTEGER PRIMARY KEY") && !table.contains("WITHOUT ROWID"))
+        #expect(headers.contains("first_pos"))
+    }
+
+    /// The rows of `journal` in the file, as (session, seq), in position order.
+    static func rows(_ journal: SQLiteJournal) throws -> [String] {
+        try journal.database.withConnection { db in
+            try db.query("SELECT session_id, seq FROM journal ORDER BY pos") { "\($0.string(0))\($0.int(1))" }
+        }
+    }
+
+    @Test("An ended session's rows go by ranges: those older than every open session at once, the rest when that one ends")
+    func rangeDeletes() async throws {
+        try await Self.withStoreAndJournal { _, journal in
+            try await journal.opened(Self.header("a"))
+            try await journal.append(Self.line("a", 1))
+            try await journal.opened(Self.header("b"))
+            try await journal.append(Self.line("a", 2))
+            try await journal.append(Self.line("b", 1))
+            #expect(try Self.rows(journal) == ["a1", "a2", "b1"])
+            await journal.closed(sessionId: "a")
+            // a1 lies before b's first position and goes; a2 waits behind b, unread.
+            #expect(try Self.rows(journal) == ["a2", "b1"])
+            #expect(try journal.entries(sessionId: "a").isEmpty)
+            #expect(try await journal.entries(sessionIds: ["a", "b"]).mapValues { $0.map(\.seq) } == ["b": [1]])
+            #expect(try await journal.openSessions().map(\.sessionId) == ["b"])
+            await journal.closed(sessionId: "b")
+            #expect(try Self.rows(journal).isEmpty, "no session open: every row goes")
+        }
+    }
+
+    @Test("Positions go on after a restart, and a header written again keeps its first position")
+    func positionsAcrossARestart() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        do {
+            let journal = try SQLiteJournal(path: path)
+            try await journal.opened(Self.header("old"))
+            try await journal.append(contentsOf: [Self.line("old", 1), Self.line("old", 2)])
+            journal.close()
+        }
+        let journal = try SQLiteJournal(path: path)
+        defer { journal.close() }
+        try await journal.opened(Self.header("old"))  // a rebuilt session writes its header again
+        try await journal.opened(Self.header("new"))
+        try await journal.append(Self.line("new", 1))
+        try await journal.append(Self.line("old", 3))
+        await journal.closed(sessionId: "new")
+        #expect(try journal.entries(sessionId: "old").map(\.seq) == [1, 2, 3], "the open session's rows stay")
+        #expect(try Self.rows(journal) == ["old1", "old2", "new1", "old3"])
+        let positions = try journal.database.withConnection { db in
+            try db.query("SELECT pos FROM journal ORDER BY pos") { $0.int64(0) }
+        }
+        #expect(positions == [1, 2, 3, 4])
+    }
+
+    @Test("A (session, seq) written twice reads back once, as written last")
+    func repeatedSeqReadsOnce() async throws {
+        try await Self.withStoreAndJournal { _, journal in
+            try await journal.opened(Self.header("a"))
+            try await journal.append(contentsOf: [Self.line("a", 1), Self.line("a", 2)])
+            let again = JournalEntry(sessionId: "a", seq: 2, timestamp: 5_000, event: .hostChanged(userId: "bob"))
+            try await journal.append(again)
+            let entries = try journal.entries(sessionId: "a")
+            #expect(entries.map(\.seq) == [1, 2])
+            #expect(entries.last == again)
+        }
+    }
+
+    @Test("sweepEnded deletes the ended sessions' rows held behind a long-open session, and only past sweepRows")
+    func sweepBehindALongSession() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        do {
+            let journal = try SQLiteJournal(path: path)
+            try await journal.opened(Self.header("long"))
+            try await journal.append(Self.line("long", 1))
+            try await journal.opened(Self.header("short"))
+            try await journal.append(contentsOf: (1...3).map { Self.line("short", $0) })
+            await journal.closed(sessionId: "short")
+            #expect(try journal.sweepEnded() == 0, "not yet sweepRows behind")
+            #expect(try Self.rows(journal).count == 4)
+            // Rows of many ended sessions behind "long", written straight into the file.
+            try journal.database.transaction { db in
+                try db.run("""
+                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+                    INSERT INTO journal (pos, session_id, seq, timestamp, kind, body)
+                    SELECT 100 + i, 'gone-' || (i / 10), i % 10, 0, 'hostChanged', X'7B7D' FROM n
+                    """, [.integer(SQLiteJournal.sweepRows)])
+            }
+            journal.close()
+        }
+        let journal = try SQLiteJournal(path: path)  // its next position is read from the file again
+        defer { journal.close() }
+        try await journal.append(Self.line("long", 2))
+        #expect(try journal.sweepEnded() == Int(SQLiteJournal.sweepRows) + 3)
+        #expect(try Self.rows(journal) == ["long1", "long2"])
+        #expect(try journal.entries(sessionId: "long").map(\.seq) == [1, 2])
+        #expect(try journal.sweepEnded() == 0, "no scan again until sweepRows / 2 more positions")
     }
 
     @Test("An ended session's rows go in the next group commit, the other sessions' rows stay")

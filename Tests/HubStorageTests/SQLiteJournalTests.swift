@@ -35,6 +35,7 @@ struct SQLiteJournalTests {
         let journal = try SQLiteJournal(path: dir.file())
         let events = Self.events(session: "s1")
         let entries = events.enumerated().map { JournalEntry(sessionId: "s1", seq: $0 + 1, timestamp: 100 + Int64($0), event: $1) }
+        try await journal.opened(Fixture.header("s1"))
         for entry in entries { try await journal.append(entry) }
         #expect(try journal.entries(sessionId: "s1") == entries)
         let kinds = try journal.database.withConnection { db in
@@ -55,7 +56,8 @@ struct SQLiteJournalTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for s in 0..<sessions {
                 group.addTask {
-                    // One session appends strictly in seq order, as a LiveSession does.
+                    // One session appends strictly in seq order, after its header, as a LiveSession does.
+                    try await journal.opened(Fixture.header("session-\(s)"))
                     for seq in 1...perSession {
                         let line = Fixture.line(seq, speaker: "u\(s)", at: Int64(seq))
                         try await journal.append(JournalEntry(sessionId: "session-\(s)", seq: seq,
@@ -96,6 +98,7 @@ struct SQLiteJournalTests {
         defer { dir.remove() }
         let journal = try SQLiteJournal(path: dir.file(), commitInterval: .milliseconds(1))
         let line = Fixture.line(1, speaker: "ana", at: 1)
+        try await journal.opened(Fixture.header("s"))
         journal.failNextCommits = 1
         await #expect(throws: StorageError.self) {
             try await journal.append(JournalEntry(sessionId: "s", seq: 1, timestamp: 1, event: .line(line, ref: nil)))
@@ -112,6 +115,7 @@ struct SQLiteJournalTests {
         defer { dir.remove() }
         let journal = try SQLiteJournal(path: dir.file())
         let group = (1...4).map { JournalEntry(sessionId: "s", seq: $0, timestamp: Int64($0), event: .line(Fixture.line($0, speaker: "ana", at: Int64($0)), ref: nil)) }
+        try await journal.opened(Fixture.header("s"))
         journal.failNextCommits = 1
         await #expect(throws: StorageError.self) { try await journal.append(contentsOf: group) }
         #expect(try journal.entries(sessionId: "s").isEmpty)
@@ -130,6 +134,7 @@ struct SQLiteJournalTests {
         // A long interval: the second append waits in the queue until close flushes it.
         let journal = try SQLiteJournal(path: dir.file(), commitInterval: .seconds(30))
         let line = Fixture.line(1, speaker: "ana", at: 1)
+        try await journal.opened(Fixture.header("s"))
         try await journal.append(JournalEntry(sessionId: "s", seq: 1, timestamp: 1, event: .line(line, ref: nil)))
         let waiting = Task {
             try await journal.append(JournalEntry(sessionId: "s", seq: 2, timestamp: 2, event: .hostChanged(userId: "bob")))

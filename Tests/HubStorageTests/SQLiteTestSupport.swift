@@ -35,6 +35,11 @@ enum Day {
 }
 
 enum Fixture {
+    /// A session's journal header: a journal reads back the entries of open sessions only.
+    static func header(_ sessionId: String) -> SessionHeader {
+        SessionHeader(sessionId: sessionId, scenarioId: "ordering-coffee", joinCode: nil, maxPlayers: 4, startedAt: 1_000)
+    }
+
     static func line(_ index: Int, speaker: String, at time: Int64) -> DialogLine {
         DialogLine(id: "l\(index)", speakerId: speaker, roleName: "Barista", textNative: "Un café, por favor \(index)",
                    textTranslated: "A coffee, please \(index)", timestamp: time)

@@ -3,7 +3,7 @@
 section 13, "Across a hub restart").
 
 Usage:
-  crash_recovery.py --bin PATH/sessionhub --work DIR
+  crash_recovery.py --bin PATH/sessionhub --work DIR [--killed-threads N]
 
 Starts `sessionhub serve` itself on a fresh SQLite database in DIR (secret, port files, server
 logs go there too), so that it can kill it. The run:
@@ -11,8 +11,8 @@ logs go there too), so that it can kill it. The run:
   1. three players (two made premium with the admin API, one free) play `town-hall-meeting`:
      lines in turns, a recast accepted, a recast left open, one player drops and resumes;
   2. each player fires `say` requests without waiting and the hub is killed with SIGKILL;
-     (the killed hub runs with one event loop, `--threads 1`, so its journal commits on that loop;
-     the restarted one with the default loops, so its journal commits on a thread of its own);
+     (`--killed-threads N` sets the killed hub's event loops: with 1 its journal commits on that
+     loop, with more on a thread of its own; the restarted hub always runs with the default);
   3. the hub restarts on the same database and secret; every player reconnects
      (`welcome.resumableSessionId`), resumes with the last token it held and its last seq, and
      must get exactly the broadcasts it missed (`mode` replay, seqs lastSeq+1 ... contiguous,
@@ -271,6 +271,7 @@ class Run:
     def __init__(self, args):
         self.work = os.path.abspath(args.work)
         self.src_bin = os.path.abspath(args.bin)
+        self.killed_threads = args.killed_threads
         self.bin = None
         self.secret = os.path.join(self.work, "secret")
         self.db = os.path.join(self.work, "hub.sqlite")
@@ -323,7 +324,7 @@ class Run:
             self.proc = subprocess.Popen(
                 [self.bin, "serve", "--host", "127.0.0.1", "--port", "0", "--port-file", port_file,
                  "--database", self.db, "--secret-file", self.secret, "--session-grace-window", "30"]
-                + (["--threads", "1"] if n == 1 else []),
+                + (["--threads", str(self.killed_threads)] if n == 1 and self.killed_threads else []),
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
         self.procs.append(self.proc)
         port = await wait_port_file(port_file, self.proc, TIMEOUT)
@@ -831,6 +832,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="path of the sessionhub binary")
     parser.add_argument("--work", required=True, help="directory for the database, secret, port files and logs")
+    parser.add_argument("--killed-threads", type=int, default=0,
+                        help="event loops of the hub that is killed (default: the server's default)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     run = Run(args)

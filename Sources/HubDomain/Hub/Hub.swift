@@ -177,6 +177,9 @@ public actor Hub {
     private func rebuild(_ headers: [SessionHeader], from journal: any RecoverableJournal) async -> RecoveryReport {
         var report = RecoveryReport()
         let now = ports.clock.now()
+        // Every session's entries in one read where the journal can; one by one (each failure
+        // its own session's) when that fails.
+        let read = try? await journal.entries(sessionIds: headers.map(\.sessionId))
         for header in headers {
             guard sessions[header.sessionId] == nil else { continue }
             guard let scenario = catalog.scenario(id: header.scenarioId) else {
@@ -185,7 +188,11 @@ public actor Hub {
             }
             let entries: [JournalEntry]
             do {
-                entries = try await journal.entries(sessionId: header.sessionId)
+                if let read = read?[header.sessionId] {
+                    entries = read
+                } else {
+                    entries = try await journal.entries(sessionId: header.sessionId)
+                }
             } catch {
                 report.skipped[header.sessionId] = "its journal cannot be read: \(error)"
                 continue

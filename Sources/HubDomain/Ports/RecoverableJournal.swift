@@ -6,4 +6,17 @@ public protocol RecoverableJournal: SessionJournal {
 
     /// The entries of one session, in `seq` order.
     func entries(sessionId: String) async throws -> [JournalEntry]
+
+    /// The entries of several sessions, each in `seq` order (a session without any is left
+    /// out or empty): what a rebuild reads, in one pass where the journal can.
+    func entries(sessionIds: [String]) async throws -> [String: [JournalEntry]]
+}
+
+extension RecoverableJournal {
+    /// One ``entries(sessionId:)`` per session.
+    public func entries(sessionIds: [String]) async throws -> [String: [JournalEntry]] {
+        var result: [String: [JournalEntry]] = [:]
+        for sessionId in sessionIds { result[sessionId] = try await entries(sessionId: sessionId) }
+        return result
+    }
 }

@@ -9,10 +9,6 @@ public struct DispatchCommitRunner: SQLiteCommitRunner {
         queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
-    public func run(_ work: @escaping @Sendable () -> Void) {
-        queue.async(execute: work)
-    }
-
     public func run(atUptimeNanoseconds deadline: UInt64, _ work: @escaping @Sendable () -> Void) {
         if deadline <= DispatchTime.now().uptimeNanoseconds {
             queue.async(execute: work)

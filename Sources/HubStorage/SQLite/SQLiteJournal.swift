@@ -67,8 +67,11 @@ public final class SQLiteJournal: RecoverableJournal {
     private let checkpointer: SQLiteCheckpointer?
     private let decoder: (any SessionEventDecoder)?
     private let runner: any SQLiteCommitRunner
-    /// Held by a commit and by the journal's exclusive work, so that no two of them overlap.
-    private let exclusive = Mutex(())
+    /// Held by a commit and by the journal's exclusive work, so that no two of them overlap;
+    /// holds the position (`pos`) the next entry gets, nil until read from the file.
+    private let exclusive = Mutex<Int64?>(nil)
+    /// The next position when ``sweepEnded()`` last scanned (taken inside `exclusive`).
+    private let sweptAt = Mutex<Int64>(0)
     private let state = Mutex(State())
 
     /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
@@ -175,7 +178,7 @@ public final class SQLiteJournal: RecoverableJournal {
             case .closed:
                 continuation.resume(throwing: StorageError("journal is closed"))
             case .schedule(let at):
-                runner.run(atUptimeNanoseconds: at) { self.exclusive.withLock { _ in self.commitPending() } }
+                runner.run(atUptimeNanoseconds: at) { self.exclusive.withLock { self.commitPending(&$0) } }
             }
         }
     }
@@ -190,7 +193,8 @@ public final class SQLiteJournal: RecoverableJournal {
     }
 
     /// Headers of the sessions not closed, oldest first. Entries left without a header (the
-    /// tail of a session sealed into history while they were queued) are deleted first.
+    /// rows of ended sessions not yet in a range delete, the tail of a session sealed into
+    /// history while they were queued) are deleted first.
     public func openSessions() async throws -> [SessionHeader] {
         try database.withConnection { db in
             try db.run("DELETE FROM journal WHERE session_id NOT IN (SELECT session_id FROM journal_sessions)")
@@ -200,15 +204,49 @@ public final class SQLiteJournal: RecoverableJournal {
         }
     }
 
-    /// The entries of one session, in `seq` order.
+    /// The entries of one open session (its header not dropped), in `seq` order: the rows from
+    /// its `first_pos` on, read in one pass over the table's tail. A `seq` stored twice (a
+    /// write repeated) counts once, as written last.
     public func entries(sessionId: String) throws -> [JournalEntry] {
-        try database.withConnection { db in
-            try db.query("SELECT seq, timestamp, body FROM journal WHERE session_id = ? ORDER BY seq",
-                         [.text(sessionId)]) { row in
-                let event = try JournalBody.decode(row.data(2), decoder: decoder)
-                return JournalEntry(sessionId: sessionId, seq: row.int(0), timestamp: row.int64(1), event: event)
+        try read([sessionId])[sessionId] ?? []
+    }
+
+    /// The entries of several open sessions, each in `seq` order, in one pass over the table
+    /// from the oldest of their `first_pos` on (a rebuild after a restart reads every open
+    /// session this way). Every session with a header is in the result; one without is not.
+    public func entries(sessionIds: [String]) async throws -> [String: [JournalEntry]] {
+        try read(sessionIds)
+    }
+
+    /// ``entries(sessionIds:)``, synchronously.
+    private func read(_ sessionIds: [String]) throws -> [String: [JournalEntry]] {
+        guard !sessionIds.isEmpty else { return [:] }
+        let (opened, rows) = try database.withConnection { db -> ([String], [(String, Int, Int64, Data)]) in
+            var firsts: [String: Int64] = [:]
+            for sessionId in Set(sessionIds) {
+                if let first = try db.queryFirst("SELECT first_pos FROM journal_sessions WHERE session_id = ?",
+                                                 [.text(sessionId)], row: { $0.int64(0) }) {
+                    firsts[sessionId] = first
+                }
             }
+            guard let oldest = firsts.values.min() else { return ([], []) }
+            var rows: [(String, Int, Int64, Data)] = []
+            try db.forEachRow("SELECT session_id, seq, timestamp, body, pos FROM journal WHERE pos >= ? ORDER BY pos",
+                              [.integer(oldest)]) { row in
+                let sessionId = row.string(0)
+                if let first = firsts[sessionId], row.int64(4) >= first {
+                    rows.append((sessionId, row.int(1), row.int64(2), row.data(3)))
+                }
+                return true
+            }
+            return (Array(firsts.keys), rows)
         }
+        var bySession: [String: [Int: JournalEntry]] = Dictionary(uniqueKeysWithValues: opened.map { ($0, [:]) })
+        for (sessionId, seq, timestamp, body) in rows {
+            let event = try JournalBody.decode(body, decoder: decoder)
+            bySession[sessionId, default: [:]][seq] = JournalEntry(sessionId: sessionId, seq: seq, timestamp: timestamp, event: event)
+        }
+        return bySession.mapValues { entries in entries.keys.sorted().compactMap { entries[$0] } }
     }
 
     /// The sessions that have journal entries (open, or ended but not yet removed), sorted.
@@ -221,8 +259,8 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Deletes a session's entries (after it was sealed into history). Commits queued entries
     /// first, so none of them lands after the delete. Must not be called from a commit.
     public func remove(sessionId: String) throws {
-        try exclusive.withLock { _ in
-            commitPending()
+        try exclusive.withLock { position in
+            commitPending(&position)
             try database.transaction { db in
                 try SQLiteJournal.drop(sessionId, db)
             }
@@ -233,7 +271,7 @@ public final class SQLiteJournal: RecoverableJournal {
     /// the journal opened it. Idempotent.
     public func close() {
         state.withLock { $0.closed = true }
-        exclusive.withLock { _ in commitPending() }
+        exclusive.withLock { commitPending(&$0) }
         checkpointer?.close()
         if ownsDatabase { database.close() }
     }
@@ -259,17 +297,18 @@ public final class SQLiteJournal: RecoverableJournal {
             return (newest, try db.query("SELECT session_id FROM ended_sessions WHERE id <= ?", [.integer(newest)]) { $0.string(0) })
         }
         guard let newest else { return 0 }
-        let dropped = try exclusive.withLock { _ throws -> Int in
-            commitPending()
+        let dropped = try exclusive.withLock { position throws -> Int in
+            commitPending(&position)
             return try database.transaction { db -> Int in
-                let present = try Set(db.query("""
-                    SELECT session_id FROM journal_sessions UNION SELECT DISTINCT session_id FROM journal
-                    """) { $0.string(0) })
-                guard !present.isEmpty else { return 0 }
+                let present = try Set(db.query("SELECT session_id FROM journal_sessions") { $0.string(0) })
                 var dropped = 0
                 for sessionId in ended where present.contains(sessionId) {
-                    try SQLiteJournal.drop(sessionId, db)
+                    try db.run("DELETE FROM journal_sessions WHERE session_id = ?", [.text(sessionId)])
                     dropped += 1
+                }
+                if dropped > 0 {
+                    let next = try position ?? SQLiteJournal.nextPosition(db)
+                    try SQLiteJournal.dropOlderThanOpenSessions(next: next, db)
                 }
                 return dropped
             }
@@ -282,8 +321,8 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// Moves the rows a store's file kept from before the journal had a file of its own (the
     /// hub's schema up to version 5) into this journal, then deletes them there; returns how
-    /// many rows moved. Safe to repeat after a crash in between (`INSERT OR REPLACE`). Run it at
-    /// start, before ``forgetEnded(in:)``.
+    /// many rows moved. Safe to repeat after a crash in between (a row copied twice is read once,
+    /// as written last). Run it at start, before ``forgetEnded(in:)``.
     @discardableResult
     public func adoptRows(from store: SQLiteDatabase) throws -> Int {
         guard store !== database else { return 0 }
@@ -291,23 +330,25 @@ public final class SQLiteJournal: RecoverableJournal {
             let headers = try db.query("SELECT session_id, started_at, body FROM journal_sessions") { row in
                 (row.string(0), row.int64(1), row.data(2))
             }
-            let entries = try db.query("SELECT session_id, seq, timestamp, kind, body FROM journal") { row in
+            let entries = try db.query("SELECT session_id, seq, timestamp, kind, body FROM journal ORDER BY pos") { row in
                 (row.string(0), row.int(1), row.int64(2), row.string(3), row.data(4))
             }
             return (headers, entries)
         }
         guard !headers.isEmpty || !entries.isEmpty else { return 0 }
-        try exclusive.withLock { _ in
-            try database.transaction { db in
+        try exclusive.withLock { position in
+            position = try database.transaction { db -> Int64 in
+                var next = try position ?? SQLiteJournal.nextPosition(db)
                 for (sessionId, startedAt, body) in headers {
-                    try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
-                               [.text(sessionId), .integer(startedAt), .blob(body)])
+                    try SQLiteJournal.writeHeader(sessionId, startedAt: startedAt, body: body, firstPosition: next, db)
                 }
                 for (sessionId, seq, timestamp, kind, body) in entries {
                     try db.run("""
-                        INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
-                        """, [.text(sessionId), .int(seq), .integer(timestamp), .text(kind), .blob(body)])
+                        INSERT INTO journal (pos, session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?, ?)
+                        """, [.integer(next), .text(sessionId), .int(seq), .integer(timestamp), .text(kind), .blob(body)])
+                    next += 1
                 }
+                return next
             }
         }
         try store.transaction { db in
@@ -315,6 +356,31 @@ public final class SQLiteJournal: RecoverableJournal {
             try db.run("DELETE FROM journal_sessions")
         }
         return headers.count + entries.count
+    }
+
+    /// How far (in rows) the oldest open session's `first_pos` may lie behind the table's end
+    /// before ``sweepEnded()`` deletes the ended sessions' rows in between: a session open for
+    /// long keeps the range deletes from reaching past it.
+    public static let sweepRows: Int64 = 20_000
+
+    /// Deletes the rows of ended sessions that lie behind an open session's `first_pos` when
+    /// that is more than ``sweepRows`` positions back and half as many were written since the
+    /// last scan (one scan of the table from there, holding the commits meanwhile); returns how
+    /// many it deleted. Run it now and then (the hub's upkeep). Must not be called from a commit.
+    @discardableResult
+    public func sweepEnded() throws -> Int {
+        try exclusive.withLock { position throws -> Int in
+            commitPending(&position)
+            return try database.transaction { db -> Int in
+                let next = try position ?? SQLiteJournal.nextPosition(db)
+                guard let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil,
+                      next - floor > Self.sweepRows, next - sweptAt.withLock({ $0 }) > Self.sweepRows / 2 else { return 0 }
+                sweptAt.withLock { $0 = next }
+                return try db.run("""
+                    DELETE FROM journal WHERE pos >= ? AND session_id NOT IN (SELECT session_id FROM journal_sessions)
+                    """, [.integer(floor)])
+            }
+        }
     }
 
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail (rolled back)
@@ -332,8 +398,9 @@ public final class SQLiteJournal: RecoverableJournal {
 
     // MARK: Committer
 
-    /// Takes everything queued and writes it in one transaction; runs holding `exclusive`.
-    private func commitPending() {
+    /// Takes everything queued and writes it in one transaction; runs holding `exclusive`,
+    /// whose `position` it advances.
+    private func commitPending(_ position: inout Int64?) {
         let (batch, inject) = state.withLock { state -> ([Pending], Bool) in
             let batch = state.pending
             state.pending.removeAll()
@@ -346,24 +413,30 @@ public final class SQLiteJournal: RecoverableJournal {
         }
         guard !batch.isEmpty else { return }
         do {
-            try database.transaction { db in
+            position = try database.transaction { db -> Int64 in
+                var next = try position ?? SQLiteJournal.nextPosition(db)
+                var dropped = false
                 for pending in batch {
                     switch pending.row {
                     case .entry(let seq, let timestamp, let kind):
-                        // A repeated (session, seq) replaces the earlier row rather than failing
-                        // the whole batch for every other session.
+                        // Appended at the table's end, whatever the session. A (session, seq)
+                        // written again is a later row that reads win over the earlier one.
                         try db.run("""
-                            INSERT OR REPLACE INTO journal (session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?)
-                            """, [.text(pending.sessionId), .int(seq), .integer(timestamp), .text(kind),
+                            INSERT INTO journal (pos, session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?, ?)
+                            """, [.integer(next), .text(pending.sessionId), .int(seq), .integer(timestamp), .text(kind),
                                   .blob(Data(pending.body))])
+                        next += 1
                     case .header(let startedAt):
-                        try db.run("INSERT OR REPLACE INTO journal_sessions (session_id, started_at, body) VALUES (?, ?, ?)",
-                                   [.text(pending.sessionId), .integer(startedAt), .blob(Data(pending.body))])
+                        try SQLiteJournal.writeHeader(pending.sessionId, startedAt: startedAt, body: Data(pending.body),
+                                                      firstPosition: next, db)
                     case .drop:
-                        try SQLiteJournal.drop(pending.sessionId, db)
+                        try db.run("DELETE FROM journal_sessions WHERE session_id = ?", [.text(pending.sessionId)])
+                        dropped = true
                     }
                 }
+                if dropped { try SQLiteJournal.dropOlderThanOpenSessions(next: next, db) }
                 if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
+                return next
             }
             state.withLock { $0.commits += 1 }
             for entry in batch { entry.continuation?.resume() }
@@ -373,8 +446,37 @@ public final class SQLiteJournal: RecoverableJournal {
         }
     }
 
+    /// The position the next entry gets in the file behind `db`: past every row, and not before
+    /// any open session's `first_pos` (rows of ended sessions may all be gone).
+    static func nextPosition(_ db: SQLiteConnection) throws -> Int64 {
+        try db.queryFirst("""
+            SELECT MAX(COALESCE((SELECT MAX(pos) FROM journal), 0) + 1, COALESCE((SELECT MAX(first_pos) FROM journal_sessions), 1))
+            """, row: { $0.int64(0) }) ?? 1
+    }
+
+    /// Writes a session's header; a new one gets `firstPosition` (the position its first entry
+    /// will have at the earliest), a header written again keeps the one it has, so that its
+    /// rows are never below it.
+    static func writeHeader(_ sessionId: String, startedAt: Int64, body: Data, firstPosition: Int64,
+                            _ db: SQLiteConnection) throws {
+        try db.run("""
+            INSERT INTO journal_sessions (session_id, started_at, body, first_pos) VALUES (?, ?, ?, ?)
+            ON CONFLICT (session_id) DO UPDATE SET started_at = excluded.started_at, body = excluded.body
+            """, [.text(sessionId), .integer(startedAt), .blob(body), .integer(firstPosition)])
+    }
+
+    /// Deletes the rows older than every open session's `first_pos` (all of them when none is
+    /// open, `next` being past the last): the rows of ended sessions, in whole ranges of the
+    /// table's first pages. Ended sessions' rows behind an open session's `first_pos` wait for
+    /// it to end.
+    static func dropOlderThanOpenSessions(next: Int64, _ db: SQLiteConnection) throws {
+        let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil
+        try db.run("DELETE FROM journal WHERE pos < ?", [.integer(floor ?? next)])
+    }
+
     /// Deletes a session's header and entries inside the caller's transaction (the journal's
-    /// own removal, and the history write that seals the session).
+    /// own removal, and the history write that seals the session): a scan of the table, for
+    /// rare calls; a journal's commits drop ended sessions by ranges instead.
     static func drop(_ sessionId: String, _ db: SQLiteConnection) throws {
         try db.run("DELETE FROM journal WHERE session_id = ?", [.text(sessionId)])
         try db.run("DELETE FROM journal_sessions WHERE session_id = ?", [.text(sessionId)])

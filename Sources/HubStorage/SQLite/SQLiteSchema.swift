@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -154,4 +154,10 @@ public enum SQLiteSchema {
             session_id TEXT NOT NULL UNIQUE
         );
         """)
+
+    /// Version 7: the journal's tables in this file (empty unless a journal shares the file)
+    /// in commit order, as in the journal's own file (``SQLiteJournalSchema/v3``), so that
+    /// ``SQLiteJournal`` reads and writes one layout.
+    public static let v7 = SQLiteMigration(version: 7, name: "journal in commit order",
+                                           sql: SQLiteJournalSchema.commitOrderSQL)
 }

@@ -6,15 +6,14 @@ import NIOCore
 /// With one event loop (`--threads 1`) every session runs on it: an append then reaches its
 /// commit, and the commit wakes the session, as jobs of the same loop — no thread switch, no
 /// futex and no loop wake-up per commit. The commit holds the loop while SQLite writes its WAL
-/// frames (no `fsync` in WAL mode with `synchronous=NORMAL`). With several loops the journal
+/// frames (no `fsync` in WAL mode with `synchronous=NORMAL`), and while it waits for the
+/// journal's exclusive work or a checkpoint's last step (``HubStorage/SQLiteCommitRunner``).
+/// The journal must be closed before the loop stops (the server closes its storage first).
+/// With several loops the journal
 /// keeps its own thread (``HubStorage/DispatchCommitRunner``): a commit on one loop would hold
 /// that loop's connections for every other loop's sessions.
 struct EventLoopCommitRunner: SQLiteCommitRunner {
     let eventLoop: any EventLoop
-
-    func run(_ work: @escaping @Sendable () -> Void) {
-        eventLoop.execute(work)
-    }
 
     func run(atUptimeNanoseconds deadline: UInt64, _ work: @escaping @Sendable () -> Void) {
         let at = NIODeadline.uptimeNanoseconds(deadline)

@@ -101,6 +101,7 @@ public struct HubPersistence: Sendable {
                 let written = await store.retrySealed()
                 do {
                     try journal.forgetEnded(in: store.database)
+                    try journal.sweepEnded()
                 } catch {
                     logger.warning("journal upkeep failed", metadata: ["error": "\(error)"])
                 }

@@ -33,6 +33,10 @@ struct MeasuredJournal: RecoverableJournal {
         try await (inner as? any RecoverableJournal)?.entries(sessionId: sessionId) ?? []
     }
 
+    func entries(sessionIds: [String]) async throws -> [String: [JournalEntry]] {
+        try await (inner as? any RecoverableJournal)?.entries(sessionIds: sessionIds) ?? [:]
+    }
+
     private func measure(_ write: () async throws -> Void) async throws {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
