@@ -7,10 +7,6 @@ import Testing
 /// history write, a crash in between never rebuilds it, and rows from before the split move over.
 @Suite("SQLite journal in its own file")
 struct SQLiteJournalFileTests {
-    static func header(_ sessionId: String) -> SessionHeader {
-        SessionHeader(sessionId: sessionId, scenarioId: "ordering-coffee", joinCode: nil, maxPlayers: 4, startedAt: 1_000)
-    }
-
     static func line(_ sessionId: String, _ seq: Int) -> JournalEntry {
         JournalEntry(sessionId: sessionId, seq: seq, timestamp: Int64(1_000 + seq),
                      event: .line(Fixture.line(seq, speaker: "ana", at: Int64(1_000 + seq)), ref: "q\(seq)"))
@@ -45,7 +41,7 @@ struct SQLiteJournalFileTests {
             let store = try SQLiteStore(path: storePath)
             let journal = try SQLiteJournal(path: journalPath)
             for id in ["ended", "live"] {
-                try await journal.opened(Self.header(id))
+                try await journal.opened(Fixture.header(id))
                 try await journal.append(Self.line(id, 1))
             }
             // The history write commits; the process dies before `closed(sessionId:)`.
@@ -71,12 +67,12 @@ struct SQLiteJournalFileTests {
     @Test("A marker written after the journal's sessions were listed is kept for the next pass")
     func markersPrunedOnlyUpToTheListing() async throws {
         try await Self.withStoreAndJournal { store, journal in
-            try await journal.opened(Self.header("a"))
+            try await journal.opened(Fixture.header("a"))
             try await journal.append(Self.line("a", 1))
             _ = await store.save(Fixture.session("a", endedAt: Day.mon23, users: [("ana", 10)]))
             #expect(try journal.forgetEnded(in: store.database) == 1)
             // A session that ends later gets its own marker, dropped by the next pass.
-            try await journal.opened(Self.header("b"))
+            try await journal.opened(Fixture.header("b"))
             try await journal.append(Self.line("b", 1))
             _ = await store.save(Fixture.session("b", endedAt: Day.mon23, users: [("bob", 10)]))
             #expect(try store.count("ended_sessions") == 1)
@@ -93,7 +89,7 @@ struct SQLiteJournalFileTests {
         let store = try SQLiteStore(path: dir.file())
         do {
             let shared = SQLiteJournal(database: store.database)  // the layout before the split
-            try await shared.opened(Self.header("old"))
+            try await shared.opened(Fixture.header("old"))
             for seq in 1...3 { try await shared.append(Self.line("old", seq)) }
         }
         let journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: dir.file()))
@@ -112,7 +108,7 @@ struct SQLiteJournalFileTests {
     @Test("A sealed session (its history write failed) is marked too: the retry owns it, not the journal")
     func sealedSessionIsMarked() async throws {
         try await Self.withStoreAndJournal { store, journal in
-            try await journal.opened(Self.header("s"))
+            try await journal.opened(Fixture.header("s"))
             try await journal.append(Self.line("s", 1))
             store.failNextWrites = 1
             let results = await store.save(Fixture.session("s", endedAt: Day.mon23, users: [("ana", 10)]))
@@ -134,7 +130,7 @@ struct SQLiteJournalFileTests {
             let old = try SQLiteDatabase(path: path, migrations: [SQLiteJournalSchema.v1])
             try old.transaction { db in
                 try db.run("INSERT INTO journal_sessions (session_id, started_at, body) VALUES ('a', 1000, ?)",
-                           [.blob(Data(try SQLiteStore.encode(Self.header("a"))))])
+                           [.blob(Data(try SQLiteStore.encode(Fixture.header("a"))))])
             }
             old.close()
             let journal = try SQLiteJournal(path: path)
@@ -163,9 +159,9 @@ struct SQLiteJournalFileTests {
     @Test("An ended session's rows go by ranges: those older than every open session at once, the rest when that one ends")
     func rangeDeletes() async throws {
         try await Self.withStoreAndJournal { _, journal in
-            try await journal.opened(Self.header("a"))
+            try await journal.opened(Fixture.header("a"))
             try await journal.append(Self.line("a", 1))
-            try await journal.opened(Self.header("b"))
+            try await journal.opened(Fixture.header("b"))
             try await journal.append(Self.line("a", 2))
             try await journal.append(Self.line("b", 1))
             #expect(try Self.rows(journal) == ["a1", "a2", "b1"])
@@ -187,14 +183,14 @@ struct SQLiteJournalFileTests {
         let path = SQLiteJournal.path(besideStore: dir.file())
         do {
             let journal = try SQLiteJournal(path: path)
-            try await journal.opened(Self.header("old"))
+            try await journal.opened(Fixture.header("old"))
             try await journal.append(contentsOf: [Self.line("old", 1), Self.line("old", 2)])
             journal.close()
         }
         let journal = try SQLiteJournal(path: path)
         defer { journal.close() }
-        try await journal.opened(Self.header("old"))  // a rebuilt session writes its header again
-        try await journal.opened(Self.header("new"))
+        try await journal.opened(Fixture.header("old"))  // a rebuilt session writes its header again
+        try await journal.opened(Fixture.header("new"))
         try await journal.append(Self.line("new", 1))
         try await journal.append(Self.line("old", 3))
         await journal.closed(sessionId: "new")
@@ -209,7 +205,7 @@ struct SQLiteJournalFileTests {
     @Test("A (session, seq) written twice reads back once, as written last")
     func repeatedSeqReadsOnce() async throws {
         try await Self.withStoreAndJournal { _, journal in
-            try await journal.opened(Self.header("a"))
+            try await journal.opened(Fixture.header("a"))
             try await journal.append(contentsOf: [Self.line("a", 1), Self.line("a", 2)])
             let again = JournalEntry(sessionId: "a", seq: 2, timestamp: 5_000, event: .hostChanged(userId: "bob"))
             try await journal.append(again)
@@ -226,9 +222,9 @@ struct SQLiteJournalFileTests {
         let path = SQLiteJournal.path(besideStore: dir.file())
         do {
             let journal = try SQLiteJournal(path: path)
-            try await journal.opened(Self.header("long"))
+            try await journal.opened(Fixture.header("long"))
             try await journal.append(Self.line("long", 1))
-            try await journal.opened(Self.header("short"))
+            try await journal.opened(Fixture.header("short"))
             try await journal.append(contentsOf: (1...3).map { Self.line("short", $0) })
             await journal.closed(sessionId: "short")
             #expect(try journal.sweepEnded() == 0, "not yet sweepRows behind")
@@ -256,7 +252,7 @@ struct SQLiteJournalFileTests {
     func closedDropsInTheGroupCommit() async throws {
         try await Self.withStoreAndJournal { _, journal in
             for id in ["a", "b"] {
-                try await journal.opened(Self.header(id))
+                try await journal.opened(Fixture.header(id))
                 try await journal.append(contentsOf: (1...3).map { Self.line(id, $0) })
             }
             let commits = journal.commitCount
