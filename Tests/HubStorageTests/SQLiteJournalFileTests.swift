@@ -149,6 +149,25 @@ struct SQLiteJournalFileTests {
         #expect(headers.contains("first_pos"))
     }
 
+    @Test("The oldest open session's first position is read from an index, in the journal's file and in the store's")
+    func firstPositionIndexed() async throws {
+        try await Self.withStoreAndJournal { store, journal in
+            for database in [journal.database, store.database] {
+                let plan = try database.withConnection { db in
+                    try db.query("EXPLAIN QUERY PLAN SELECT MIN(first_pos) FROM journal_sessions") { $0.string(3) }
+                }
+                #expect(plan.contains { $0.contains("journal_sessions_by_first_pos") }, "plan: \(plan)")
+            }
+            try await journal.opened(Fixture.header("b"))
+            try await journal.append(Self.line("b", 1))
+            try await journal.opened(Fixture.header("a"))
+            try await journal.append(Self.line("a", 1))
+            await journal.closed(sessionId: "b")
+            // b opened first: its end frees its row; a's stays.
+            #expect(try Self.rows(journal) == ["a1"])
+        }
+    }
+
     /// The rows of `journal` in the file, as (session, seq), in position order.
     static func rows(_ journal: SQLiteJournal) throws -> [String] {
         try journal.database.withConnection { db in

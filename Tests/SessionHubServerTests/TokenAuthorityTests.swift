@@ -142,6 +142,30 @@ import Testing
         #expect(hex == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
     }
 
+    @Test("A prepared key gives the RFC 4231 MACs on every use, from many tasks at once, a long key included")
+    func preparedKeyIsReusable() async {
+        let jefe = HMACSHA256.Key(Array("Jefe".utf8))
+        let expected = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        let macs = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<64 {
+                group.addTask { jefe.mac(Array("what do ya want for nothing?".utf8)).map { String(format: "%02x", $0) }.joined() }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(macs.count == 64 && Set(macs) == [expected])
+        // Case 6: a key longer than SHA-256's block is hashed first.
+        let long = HMACSHA256.Key([UInt8](repeating: 0xaa, count: 131))
+        let mac = long.mac(Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8))
+        #expect(mac.map { String(format: "%02x", $0) }.joined() == "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54")
+        #expect(HMACSHA256.Key([]).mac([]).count == 32)
+    }
+
+    @Test func randomBytesAreFreshEachTime() {
+        let a = HMACSHA256.randomBytes(12), b = HMACSHA256.randomBytes(12)
+        #expect(a.count == 12 && b.count == 12 && a != b)
+        #expect(HMACSHA256.randomBytes(0).isEmpty)
+    }
+
     @Test func secretIsGeneratedOnceAndReused() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sessionhub-secret-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

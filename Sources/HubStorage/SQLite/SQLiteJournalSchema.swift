@@ -3,7 +3,7 @@
 /// a write lock no history write, learner write or checkpoint of the main file holds.
 public enum SQLiteJournalSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4]
 
     /// Version 1: entries and session headers, as versions 1 and 2 of ``SQLiteSchema`` made them
     /// in the store's file.
@@ -31,6 +31,16 @@ public enum SQLiteJournalSchema {
     /// its rows with the range older than every open session's `first_pos`
     /// (``SQLiteJournal``). The store's file gets the same table (``SQLiteSchema/v7``).
     public static let v3 = SQLiteMigration(version: 3, name: "journal in commit order", sql: commitOrderSQL)
+
+    /// Version 4: the open sessions' headers indexed by `first_pos`. Every session's end asks
+    /// for the oldest open session's `first_pos` (``SQLiteJournal``): without the index that
+    /// read every header, the column last in each row, on each end (about 1 % of the hub's CPU
+    /// with 667 sessions open; loadtest/results/journal-first-pos-index-20261129). The store's
+    /// file gets the same index (``SQLiteSchema/v8``).
+    public static let v4 = SQLiteMigration(version: 4, name: "headers by first position", sql: firstPosIndexSQL)
+
+    /// The index of ``v4``.
+    static let firstPosIndexSQL = "CREATE INDEX journal_sessions_by_first_pos ON journal_sessions (first_pos);"
 
     /// Rebuilds `journal` in commit order and gives `journal_sessions` its `first_pos` (0 for
     /// the sessions already open: nothing of theirs is dropped before they end).

@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7, v8]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -160,4 +160,9 @@ public enum SQLiteSchema {
     /// ``SQLiteJournal`` reads and writes one layout.
     public static let v7 = SQLiteMigration(version: 7, name: "journal in commit order",
                                            sql: SQLiteJournalSchema.commitOrderSQL)
+
+    /// Version 8: the journal's headers in this file indexed by `first_pos`, as in the journal's
+    /// own file (``SQLiteJournalSchema/v4``).
+    public static let v8 = SQLiteMigration(version: 8, name: "journal headers by first position",
+                                           sql: SQLiteJournalSchema.firstPosIndexSQL)
 }

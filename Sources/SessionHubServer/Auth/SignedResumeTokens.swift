@@ -8,11 +8,11 @@ import HubDomain
 /// is useless without the same user's bearer token, since `resume` is only accepted on a
 /// connection authenticated as that user.
 public struct SignedResumeTokens: ResumeTokenIssuer {
-    private let key: [UInt8]
+    private let key: HMACSHA256.Key
 
     /// Derives the signing key from the hub's secret (distinct from the key of bearer tokens).
     public init(secret: [UInt8]) {
-        key = HMACSHA256.mac(key: secret, message: Array("sessionhub resume tokens v1".utf8))
+        key = HMACSHA256.Key(HMACSHA256.mac(key: secret, message: Array("sessionhub resume tokens v1".utf8)))
     }
 
     /// A fresh 96-bit nonce and its MAC, base64url.
@@ -35,6 +35,6 @@ public struct SignedResumeTokens: ResumeTokenIssuer {
         message += Array(sessionId.utf8)
         message.append(0)
         message += Array(userId.utf8)
-        return HMACSHA256.mac(key: key, message: message)
+        return key.mac(message)
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 
 /// Mints and verifies HS256 JWTs signed with the hub's secret.
 public struct TokenAuthority: Sendable {
-    private let key: [UInt8]
+    private let key: HMACSHA256.Key
     /// The time rules tokens are checked against.
     public let policy: TokenPolicy
 
     /// An authority for `secret` (at least 16 bytes) checking tokens against `policy`.
     public init(secret: [UInt8], policy: TokenPolicy = TokenPolicy()) {
-        self.key = secret
+        self.key = HMACSHA256.Key(secret)
         self.policy = policy
     }
 
@@ -24,7 +24,7 @@ public struct TokenAuthority: Sendable {
         encoder.outputFormatting = .sortedKeys
         let payload = Base64URL.encode((try? encoder.encode(claims)) ?? Data())
         let signingInput = Self.header + "." + payload
-        let signature = HMACSHA256.mac(key: key, message: Array(signingInput.utf8))
+        let signature = key.mac(Array(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
     }
 
@@ -43,7 +43,7 @@ public struct TokenAuthority: Sendable {
         struct Header: Decodable { var alg: String }
         guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else { throw .malformed }
         guard header.alg == "HS256" else { throw .unsupportedAlgorithm }
-        let expected = HMACSHA256.mac(key: key, message: Array((parts[0] + "." + parts[1]).utf8))
+        let expected = key.mac(Array((parts[0] + "." + parts[1]).utf8))
         guard HMACSHA256.constantTimeEquals(expected, signature) else { throw .badSignature }
         guard let claims = try? JSONDecoder().decode(TokenClaims.self, from: Data(payloadBytes)) else { throw .invalidClaims }
         guard !claims.sub.isEmpty, claims.sub.utf8.count <= TokenClaims.maxSubjectBytes,
