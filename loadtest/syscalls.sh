@@ -11,7 +11,8 @@
 #   loadtest/syscalls.sh                 # 6,000/s, one run
 #   HUB_BIN=/tmp/old-sessionhub loadtest/syscalls.sh 6000 3
 #
-# Environment: HUB_BIN, PIN as run.sh; WINDOW [8] seconds; OUT [loadtest/results/syscalls-<date>].
+# Environment: HUB_BIN, PIN as run.sh; HUB_ARGS [--threads 1] (`PIN=0 HUB_ARGS="--threads 2"`: both
+# cores); WINDOW [8] seconds; OUT [loadtest/results/syscalls-<date>].
 # Needs `perf` (Debian: linux-perf) and root (or perf_event_paranoid <= 1). Loopback only; every
 # run is bounded by run.sh and the load generator's own watchdog.
 set -euo pipefail
@@ -20,7 +21,7 @@ RATE="${1:-6000}"
 RUNS="${2:-1}"
 : "${WINDOW:=8}" "${OUT:=$HERE/results/syscalls-$(date -u +%Y%m%d-%H%M)}"
 command -v perf >/dev/null || { echo "syscalls.sh: perf is missing (apt-get install -y linux-perf)" >&2; exit 1; }
-export HUB_ARGS="--threads 1"
+export HUB_ARGS="${HUB_ARGS:---threads 1}"
 SESSIONS=$(python3 -c "print(max(1, round($RATE / 18)))")
 EVENTS=pwrite64,pread64,write,writev,read,futex,epoll_wait
 mkdir -p "$OUT"
