@@ -35,7 +35,7 @@ public enum SQLiteJournalSchema {
     /// Version 4: the open sessions' headers indexed by `first_pos`. Every session's end asks
     /// for the oldest open session's `first_pos` (``SQLiteJournal``): without the index that
     /// read every header, the column last in each row, on each end (about 1 % of the hub's CPU
-    /// with 667 sessions open; loadtest/results/journal-first-pos-index-20261129). The store's
+    /// with 667 sessions open; loadtest/results/hub-path-profile-20261129). The store's
     /// file gets the same index (``SQLiteSchema/v8``).
     public static let v4 = SQLiteMigration(version: 4, name: "headers by first position", sql: firstPosIndexSQL)
 

@@ -59,11 +59,10 @@ enum HMACSHA256 {
                 "SHA256".withCString { digest in
                     var parameters = [OSSL_PARAM_construct_utf8_string(name, UnsafeMutablePointer(mutating: digest), 0),
                                       OSSL_PARAM_construct_end()]
-                    return key.withUnsafeBufferPointer { keyBytes in
-                        // A zero-length key still needs a non-null pointer.
-                        var empty: UInt8 = 0
-                        return EVP_MAC_init(context, keyBytes.baseAddress ?? withUnsafePointer(to: &empty) { $0 },
-                                            keyBytes.count, &parameters) == 1
+                    // A zero-length key still needs a non-null pointer.
+                    let storage = key.isEmpty ? [UInt8(0)] : key
+                    return storage.withUnsafeBufferPointer { keyBytes in
+                        EVP_MAC_init(context, keyBytes.baseAddress, key.count, &parameters) == 1
                     }
                 }
             }
