@@ -69,6 +69,7 @@ public actor Hub {
             throw unknownJoinCode(user: user, address: address, now: now)
         }
         try await reserve(user.id, for: id)
+        await link.settle(near: session.executor)
         return try await seat(user, in: session, link: link, mode: .client, ref: ref, rollBackSession: false)
     }
 
@@ -137,6 +138,7 @@ public actor Hub {
             if let placement { throw elsewhere(placement) }
             throw HubError(.invalidResumeToken, "you hold no seat to resume (it may have expired or the session ended)")
         }
+        await link.settle(near: session.executor)
         _ = try await session.resume(userId: user.id, resumeToken: resumeToken, lastSeq: lastSeq, link: link, ref: ref)
         return session
     }

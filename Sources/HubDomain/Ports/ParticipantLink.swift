@@ -15,9 +15,16 @@ public protocol ParticipantLink: AnyObject, Sendable {
     /// The session lets go of this link: it was replaced by a newer connection of the same
     /// user, the participant was removed, or the session ended. The connection stays open.
     func detach(_ reason: DetachReason)
+    /// Called before the session seats this link (join, resume), with the executor the session
+    /// runs on: a transport may move the connection next to it, so that the session's writes to
+    /// it and its requests to the session need no thread switch. Nothing is delivered to the
+    /// link until this returns. The default does nothing.
+    func settle(near executor: any SerialExecutor) async
 }
 
 extension ParticipantLink {
+    public func settle(near executor: any SerialExecutor) async {}
+
     public func deliver(contentsOf events: [any EncodedEvent]) {
         for event in events { deliver(event) }
     }

@@ -23,8 +23,9 @@ public actor LiveSession {
     public nonisolated let startedAt: Int64
 
     let maxPlayers: Int
-    /// Where the session runs (``HubPorts/executors``).
-    private nonisolated let executor: any SerialExecutor
+    /// Where the session runs (``HubPorts/executors``): a member's link may settle near it
+    /// (``ParticipantLink/settle(near:)``).
+    public nonisolated let executor: any SerialExecutor
     let configuration: HubConfiguration
     let ports: HubPorts
     private let notify: @Sendable (SessionNotice) async -> Void

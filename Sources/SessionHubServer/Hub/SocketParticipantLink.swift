@@ -26,6 +26,12 @@ final class SocketParticipantLink: ParticipantLink {
     /// The loop of the connection (where its session runs when it created it).
     var eventLoop: any EventLoop { socket.eventLoop }
 
+    /// Moves the connection to the session's event loop when it runs on another one.
+    func settle(near executor: any SerialExecutor) async {
+        guard let loop = executor as? any EventLoop, !(loop === socket.eventLoop) else { return }
+        if await socket.move(to: loop) { metrics.connectionMoved() }
+    }
+
     func deliver(_ event: any EncodedEvent) {
         guard let broadcast = event as? PreparedBroadcast else { return }
         socket.send(broadcast.frame)

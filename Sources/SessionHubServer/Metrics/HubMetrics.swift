@@ -18,6 +18,7 @@ import WebSocketTransport
 /// | `sessionhub_messages_in_total` | counter | `type` = the client message type, or `invalid` |
 /// | `sessionhub_broadcasts_out_total` | counter | `type` = the broadcast type (one per recipient) |
 /// | `sessionhub_replies_out_total` | counter | — |
+/// | `sessionhub_connections_moved_total` | counter | — (connections moved to their session's event loop on join or resume) |
 /// | `sessionhub_fanout_latency_seconds` | histogram | — (from a change being accepted to its frame being handed to each member's socket, journal commit included) |
 /// | `sessionhub_errors_total` | counter | `code` |
 /// | `sessionhub_history_writes_total` | counter | `result` = `success`, `feature_locked`, `failed` |
@@ -44,6 +45,7 @@ final class HubMetrics: Sendable {
     private let journalCommit: Metrics.Timer
     private let broadcasts: [String: CoreMetrics.Counter]
     private let replies: CoreMetrics.Counter
+    private let moves: CoreMetrics.Counter
     private let connections: CoreMetrics.Gauge
     private let users: CoreMetrics.Gauge
     private let soloSessions: CoreMetrics.Gauge
@@ -81,6 +83,7 @@ final class HubMetrics: Sendable {
         }
         self.broadcasts = broadcasts
         replies = CoreMetrics.Counter(label: "sessionhub_replies_out_total", dimensions: [], factory: factory)
+        moves = CoreMetrics.Counter(label: "sessionhub_connections_moved_total", dimensions: [], factory: factory)
         connections = CoreMetrics.Gauge(label: "sessionhub_connections", dimensions: [], factory: factory)
         users = CoreMetrics.Gauge(label: "sessionhub_users_connected", dimensions: [], factory: factory)
         soloSessions = CoreMetrics.Gauge(label: "sessionhub_sessions", dimensions: [("mode", "solo")], factory: factory)
@@ -126,6 +129,9 @@ final class HubMetrics: Sendable {
 
     /// A reply written to one connection.
     func replied() { replies.increment() }
+
+    /// A connection moved to its session's event loop.
+    func connectionMoved() { moves.increment() }
 
     /// A client message of `type` received (`invalid` when it could not be decoded).
     func received(_ type: String) { counter("sessionhub_messages_in_total", "type", type).increment() }

@@ -64,6 +64,13 @@ final class LoopOutbox: Sendable {
         if schedule { eventLoop.execute { self.drain() } }
     }
 
+    /// On the loop: carries out at once what is queued (a connection moving away from the loop
+    /// takes its last calls with it).
+    func drainNow() {
+        eventLoop.preconditionInEventLoop()
+        drain()
+    }
+
     /// On the loop: carries out everything queued (including what arrives meanwhile), then
     /// flushes each connection written to.
     private func drain() {

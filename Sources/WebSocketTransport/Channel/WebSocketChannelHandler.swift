@@ -23,6 +23,18 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
 
     private var context: ChannelHandlerContext?
     private var socket: WebSocketSocket?
+    /// Where the connection is in a move between loops (``move(to:mover:)``).
+    private var placement = Placement.settled
+    /// Frames written while the connection flushes before leaving its channel, in order; the
+    /// arriving handler writes them first.
+    private var carried: [ByteBuffer] = []
+    /// Calls that reached a handler between channels, in order, not yet carried out: the
+    /// arriving handler's own, or the leaving handler's last ones (``seal(_:)``).
+    private var pendingCalls: [PendingCall] = []
+    /// The arriving handler is in its new channel's pipeline.
+    private var added = false
+    /// The arriving handler has the leaving handler's last calls.
+    private var sealed = false
     private var inRead = false
     /// A ``LoopOutbox`` is writing to this connection among others; it flushes at the end.
     private var deferringFlush = false
@@ -45,6 +57,8 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     /// The server's connection counts, for ``WebSocketSocket/authenticate(as:limit:)``; nil on
     /// the client side.
     var limiter: ConnectionLimiter?
+    /// Moves the connection to another loop (server side); nil on the client side.
+    var mover: ConnectionMover?
     /// The socket channel's `maxMessagesPerRead`, set by the server: on open the handler trims
     /// NIO's receive-buffer pool to one buffer (nil: leave it, e.g. on a channel without that option).
     var receivePoolReads: UInt?
@@ -74,6 +88,24 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         self.logger = logger
     }
 
+    /// The handler of a connection moving in from another loop, with its whole WebSocket state
+    /// and the frames written meanwhile; it goes into the new channel's pipeline on `eventLoop`.
+    private init(arrivingFrom leaving: WebSocketChannelHandler, carried: [ByteBuffer]) {
+        self.connection = leaving.connection
+        self.endpoint = leaving.endpoint
+        self.id = leaving.id
+        self.subprotocol = leaving.subprotocol
+        self.timeouts = leaving.timeouts
+        self.backpressure = leaving.backpressure
+        self.statistics = leaving.statistics
+        self.logger = leaving.logger
+        self.limiter = leaving.limiter
+        self.mover = leaving.mover
+        self.socket = leaving.socket
+        self.carried = carried
+        self.placement = .arriving
+    }
+
     /// The application handle, once the handler is in a pipeline.
     var currentSocket: WebSocketSocket? { socket }
 
@@ -81,10 +113,11 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
 
     public func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if placement == .arriving { return arrive(context: context) }
         let socket = WebSocketSocket(
             id: id, eventLoop: context.eventLoop, request: request, subprotocol: subprotocol,
             compression: connection.compression, remoteAddress: context.channel.remoteAddress, handler: self,
-            statistics: statistics, limiter: limiter)
+            statistics: statistics, limiter: limiter, mover: mover)
         self.socket = socket
         request = nil
         channelIsWritable = context.channel.isWritable
@@ -138,8 +171,10 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
         keepalive = nil
         closeTimer?.cancel()
         closeTimer = nil
+        // A connection that moved lives on in another channel: its close here is not the end.
+        if placement == .gone { return }
         notifyClosed(code: code, reason: reason)
-        socket?.detach()
+        socket?.detach(self)
     }
 
     private func notifyClosed(code: WebSocketCloseCode?, reason: String) {
@@ -233,6 +268,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     func send(_ message: WebSocketMessage) {
+        if placement == .gone || placement == .arriving { return pend(.message(message)) }
         let frame: ByteBuffer?
         switch message {
         case .text(let payload): frame = connection.send(.text, payload: payload)
@@ -242,6 +278,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     func sendPrepared(_ frame: PreparedFrame) {
+        if placement == .gone || placement == .arriving { return pend(.frame(frame)) }
         guard connection.closeState == .open else {
             statistics?.noteDroppedFrame()
             return
@@ -257,6 +294,7 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     func close(code: WebSocketCloseCode, reason: String) {
+        if placement == .gone || placement == .arriving { return pend(.close(code, reason)) }
         guard let frame = connection.close(code: code, reason: reason) else { return }
         writeFrame(frame)
         scheduleCloseTimer()
@@ -267,6 +305,10 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
     }
 
     private func writeFrame(_ frame: ByteBuffer) {
+        if placement == .leaving || placement == .arriving {
+            carried.append(frame)
+            return
+        }
         guard let context else { return }
         if !channelIsWritable {
             queuedWhileUnwritable += frame.readableBytes
@@ -363,5 +405,186 @@ public final class WebSocketChannelHandler: ChannelDuplexHandler, RemovableChann
             pingOutstanding = true
             writeFrame(ping)
         }
+    }
+}
+
+// MARK: Moving between loops
+
+extension WebSocketChannelHandler {
+    /// Where a connection is in a move from one event loop to another.
+    enum Placement {
+        /// In its channel, not moving.
+        case settled
+        /// Flushing before it leaves: reads are paused, frames written are carried along.
+        case leaving
+        /// Left: the connection lives in another channel; calls still arriving here are passed on
+        /// through the socket, and this channel's close is not the connection's.
+        case gone
+        /// Made for the new channel, not yet in its pipeline: frames written are kept for it.
+        case arriving
+    }
+
+    /// On the connection's loop: moves it to `target` (see ``WebSocketSocket/move(to:)``);
+    /// succeeds with false when it stays.
+    func move(to target: any EventLoop, mover: ConnectionMover) -> EventLoopFuture<Bool> {
+        guard let context else { return target.makeSucceededFuture(false) }
+        guard placement == .settled, isMovable(context) else { return context.eventLoop.makeSucceededFuture(false) }
+        placement = .leaving
+        let channel = context.channel
+        try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
+        // Everything written so far reaches the kernel first; what is written from now on is
+        // carried to the new channel.
+        let flushed = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
+        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
+        return flushed.futureResult.map { this.value.leave(to: target, mover: mover) }.recover { _ in
+            this.value.stay()
+            return false
+        }
+    }
+
+    /// A connection moves only while it is plainly open: not closing, not failing, not reading,
+    /// not inside a batch of writes, with nothing queued behind a full socket.
+    private func isMovable(_ context: ChannelHandlerContext) -> Bool {
+        context.channel.isActive && connection.closeState == .open && !discardingInput && closeTimer == nil
+            && channelIsWritable && !inRead && !deferringFlush && socket != nil
+    }
+
+    /// On the old loop, once everything written before the move is flushed: hands the
+    /// descriptor, the WebSocket state and the carried frames to a channel on `target`, points
+    /// the socket there, and lets go of this channel without touching the TCP connection.
+    ///
+    /// Order: the new handler is in its box on `target` before the socket points there, and it
+    /// carries out nothing until it has this handler's last calls (those already queued for this
+    /// loop when the socket moved), so every call keeps its place, whichever thread made it.
+    private func leave(to target: any EventLoop, mover: ConnectionMover) -> Bool {
+        guard placement == .leaving, let context, isMovable(context), let socket,
+              let descriptor = mover.duplicateDescriptor(of: context.channel) else {
+            stay()
+            return false
+        }
+        let arriving = UnsafeHandlerTransfer(WebSocketChannelHandler(arrivingFrom: self, carried: carried))
+        carried = []
+        placement = .gone
+        keepalive?.unregister(self)
+        keepalive = nil
+        let box = NIOLoopBoundBox<WebSocketChannelHandler?>.makeEmptyBox(eventLoop: target)
+        mover.adopt(descriptor, id: id, on: target, handler: arriving, box: box)
+        socket.rebind(to: target, handler: box)
+        // Calls queued for this loop before the socket moved still reach this handler, and wait
+        // in `pendingCalls` for the new one: those in the loop's outbox, and, when this runs
+        // inside the outbox's drain (a flush there completed the move's), the rest of its batch.
+        // So the hand-over waits for a task of its own, after that drain.
+        let loop = context.eventLoop, this = NIOLoopBound(self, eventLoop: loop)
+        loop.execute { this.value.handOver(to: arriving, on: target, from: loop) }
+        context.close(promise: nil)
+        return true
+    }
+
+    /// On the old loop, after the move: gives the new handler the calls that reached this one
+    /// since, in order; later ones (none are expected) are passed on through the socket.
+    private func handOver(to arriving: UnsafeHandlerTransfer, on target: any EventLoop, from loop: any EventLoop) {
+        LoopOutbox.on(loop).drainNow()
+        let last = pendingCalls
+        pendingCalls = []
+        sealed = true
+        target.execute { arriving.handler.seal(last) }
+    }
+
+    /// The move did not happen: writes what was carried, reads again.
+    private func stay() {
+        guard placement == .leaving else { return }
+        placement = .settled
+        let frames = carried
+        carried = []
+        for frame in frames { writeFrame(frame) }
+        if let context {
+            context.flush()
+            try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
+        }
+    }
+
+    /// A call that reached a handler between channels (see ``pendingCalls``).
+    private func pend(_ call: PendingCall) {
+        if placement == .gone, sealed, let socket {
+            // Too late for the new handler's start (it has this handler's last calls): pass it on.
+            switch call {
+            case .frame(let frame): socket.send(frame)
+            case .message(let message): socket.send(message)
+            case .close(let code, let reason): socket.close(code: code, reason: reason)
+            }
+            return
+        }
+        pendingCalls.append(call)
+    }
+
+    /// In the new channel, on the new loop: the handler is in the pipeline.
+    private func arrive(context: ChannelHandlerContext) {
+        added = true
+        channelIsWritable = context.channel.isWritable
+        _ = context.channel.setOption(ChannelOptions.writeBufferWaterMark,
+                                      value: .init(low: backpressure.lowWatermark, high: backpressure.highWatermark))
+        if sealed { settle() }
+    }
+
+    /// On the new loop: the leaving handler's last calls, which go before this handler's own.
+    func seal(_ last: [PendingCall]) {
+        guard placement == .arriving else { return }
+        sealed = true
+        pendingCalls = last + pendingCalls
+        if added { settle() }
+    }
+
+    /// Takes up the connection where the old channel left it: what was carried, then the calls
+    /// made meanwhile, in order.
+    private func settle() {
+        guard let context else { return }
+        placement = .settled
+        // The flags of this arrival; a later move starts from scratch.
+        sealed = false
+        added = false
+        let wheel = KeepaliveWheel.on(context.eventLoop, interval: timeouts.pingInterval)
+        wheel.register(self)
+        keepalive = wheel
+        let frames = carried, calls = pendingCalls
+        carried = []
+        pendingCalls = []
+        let deferring = beginDeferredFlush()
+        for frame in frames { writeFrame(frame) }
+        for call in calls {
+            switch call {
+            case .frame(let frame): sendPrepared(frame)
+            case .message(let message): send(message)
+            case .close(let code, let reason): close(code: code, reason: reason)
+            }
+        }
+        if deferring { endDeferredFlush() }
+        if connection.closeState != .open { scheduleCloseTimer() }
+    }
+
+    /// The new channel could not be made: the connection is gone.
+    func arrivalFailed() {
+        placement = .settled
+        carried = []
+        pendingCalls = []
+        notifyClosed(code: nil, reason: "connection lost")
+        socket?.detach(self)
+    }
+}
+
+/// A call made on a connection's handler while the connection moves between channels.
+enum PendingCall {
+    case frame(PreparedFrame)
+    case message(WebSocketMessage)
+    case close(WebSocketCloseCode, String)
+}
+
+/// Hands a handler made on one loop to the loop it will live on (it is used on one loop at a
+/// time: made on the old one, then only touched on the new one).
+struct UnsafeHandlerTransfer: @unchecked Sendable {
+    let handler: WebSocketChannelHandler
+
+    init(_ handler: WebSocketChannelHandler) {
+        self.handler = handler
     }
 }

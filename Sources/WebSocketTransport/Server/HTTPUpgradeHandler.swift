@@ -45,6 +45,8 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var timer: Scheduled<Void>?
     /// The socket channel's `maxMessagesPerRead`, handed to the WebSocket handler (nil: none).
     var readsPerEvent: UInt?
+    /// Moves upgraded connections between loops, handed to the WebSocket handler (nil: they stay).
+    var mover: ConnectionMover?
 
     init(
         configuration: WebSocketServerConfiguration,
@@ -288,6 +290,7 @@ final class HTTPUpgradeHandler: ChannelInboundHandler, RemovableChannelHandler {
                 subprotocol: accepted.subprotocol, timeouts: options.timeouts, backpressure: options.backpressure,
                 statistics: registry.statistics, logger: logger)
             handler.limiter = limiter
+            handler.mover = mover
             handler.receivePoolReads = readsPerEvent
             let pipeline = context.pipeline.syncOperations
             let channel = context.channel

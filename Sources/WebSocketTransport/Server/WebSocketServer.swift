@@ -15,6 +15,7 @@ public final class WebSocketServer: Sendable {
     private let logger: Logger
     private let registry = ConnectionRegistry()
     private let limiter: ConnectionLimiter
+    private let mover: ConnectionMover
     private let listener = NIOLockedValueBox<(any Channel)?>(nil)
 
     /// Creates a server; nothing happens until ``start()``.
@@ -31,6 +32,7 @@ public final class WebSocketServer: Sendable {
         self.group = group
         self.logger = logger
         self.limiter = ConnectionLimiter(configuration: configuration, statistics: registry.statistics)
+        self.mover = ConnectionMover(registry: registry, limiter: limiter, logger: logger)
     }
 
     /// Binds and starts accepting; returns the bound address (useful with port 0).
@@ -41,6 +43,7 @@ public final class WebSocketServer: Sendable {
         let responder = self.responder
         let registry = self.registry
         let limiter = self.limiter
+        let mover = self.mover
         let logger = self.logger
         let limit = configuration.effectiveMaxConnections
         let statistics = registry.statistics
@@ -50,10 +53,7 @@ public final class WebSocketServer: Sendable {
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(ChannelOptions.maxMessagesPerRead, value: Self.readsPerEvent)
-            // Small first reads: an idle connection keeps its pooled receive buffer, so its size
-            // is per-connection memory; the allocator grows it for connections that send more.
-            .childChannelOption(ChannelOptions.recvAllocator,
-                                value: CompactReceiveAllocator(minimum: 64, initial: 256, maximum: 65_536))
+            .childChannelOption(ChannelOptions.recvAllocator, value: Self.receiveAllocator)
             .childChannelInitializer { channel in
                 guard statistics.admit(limit: limit) else {
                     // Over the limit: close at once, so the descriptor comes back before the
@@ -74,9 +74,7 @@ public final class WebSocketServer: Sendable {
                 let id = registry.nextID()
                 limiter.open(id)
                 channel.closeFuture.whenComplete { _ in
-                    statistics.release()
-                    limiter.release(id)
-                    registry.remove(id)
+                    if registry.remove(id, channel: channel) { ConnectionMover.release(id, registry: registry, limiter: limiter) }
                 }
                 // The peer's address counts now, unless it is a trusted proxy: then each request
                 // head names the client (X-Forwarded-For), and is counted there.
@@ -88,8 +86,8 @@ public final class WebSocketServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try Self.installHTTPHandlers(on: channel, configuration: configuration, router: router,
-                                                 responder: responder, registry: registry, limiter: limiter, id: id,
-                                                 readsPerEvent: Self.readsPerEvent, logger: logger)
+                                                 responder: responder, registry: registry, limiter: limiter, mover: mover,
+                                                 id: id, readsPerEvent: Self.readsPerEvent, logger: logger)
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -105,6 +103,10 @@ public final class WebSocketServer: Sendable {
     /// Reads per readable event on a connection (`maxMessagesPerRead`).
     static let readsPerEvent: UInt = 4
 
+    /// Small first reads: an idle connection keeps its pooled receive buffer, so its size is
+    /// per-connection memory; the allocator grows it for connections that send more.
+    static let receiveAllocator = CompactReceiveAllocator(minimum: 64, initial: 256, maximum: 65_536)
+
     /// Installs the HTTP/1.1 codec, the input watcher and the upgrade handler on a new
     /// connection's pipeline. `readsPerEvent`: the socket channel's `maxMessagesPerRead`, so that
     /// an upgraded connection can trim its receive-buffer pool (nil on channels that have no such
@@ -116,6 +118,7 @@ public final class WebSocketServer: Sendable {
         responder: any HTTPResponder,
         registry: ConnectionRegistry,
         limiter: ConnectionLimiter? = nil,
+        mover: ConnectionMover? = nil,
         id: UInt64? = nil,
         readsPerEvent: UInt? = nil,
         logger: Logger
@@ -128,6 +131,7 @@ public final class WebSocketServer: Sendable {
             id: id ?? registry.nextID(), logger: logger, decoderName: decoderName, encoderName: encoderName,
             watcherName: watcherName)
         upgrade.readsPerEvent = readsPerEvent
+        upgrade.mover = mover
         let sync = channel.pipeline.syncOperations
         try sync.addHandler(HTTPResponseEncoder(), name: encoderName)
         try sync.addHandler(HTTPInputWatcher(reportingTo: upgrade), name: watcherName)
