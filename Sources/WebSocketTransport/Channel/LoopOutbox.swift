@@ -13,13 +13,13 @@ final class LoopOutbox: Sendable {
     private static let outboxes = PerEventLoop { LoopOutbox(eventLoop: $0) }
 
     /// One call waiting for the loop.
-    private struct Item: @unchecked Sendable {  // the handler box is only opened on its loop
+    private struct Item: Sendable {
         enum Work {
             case frame(PreparedFrame)
             case call(@Sendable (WebSocketChannelHandler) -> Void)
         }
 
-        let handler: NIOLoopBoundBox<WebSocketChannelHandler?>
+        let handler: HandlerBox
         let work: Work
         /// Counts the call as a dropped frame when the connection is gone; nil for a non-message.
         let statistics: WebSocketStatistics?
@@ -44,13 +44,13 @@ final class LoopOutbox: Sendable {
     }
 
     /// Writes `frame` on `handler`'s connection, soon, on the loop.
-    func send(_ frame: PreparedFrame, to handler: NIOLoopBoundBox<WebSocketChannelHandler?>, statistics: WebSocketStatistics?) {
+    func send(_ frame: PreparedFrame, to handler: HandlerBox, statistics: WebSocketStatistics?) {
         enqueue(Item(handler: handler, work: .frame(frame), statistics: statistics))
     }
 
     /// Runs `body` with `handler`, soon, on the loop.
     func run(_ body: @escaping @Sendable (WebSocketChannelHandler) -> Void,
-             on handler: NIOLoopBoundBox<WebSocketChannelHandler?>, statistics: WebSocketStatistics?) {
+             on handler: HandlerBox, statistics: WebSocketStatistics?) {
         enqueue(Item(handler: handler, work: .call(body), statistics: statistics))
     }
 

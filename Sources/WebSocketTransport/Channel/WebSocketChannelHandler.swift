@@ -434,14 +434,33 @@ extension WebSocketChannelHandler {
         try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: false)
         // Everything written so far reaches the kernel first; what is written from now on is
         // carried to the new channel.
-        let flushed = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
-        let this = NIOLoopBound(self, eventLoop: context.eventLoop)
-        return flushed.futureResult.map { this.value.leave(to: target, mover: mover) }.recover { _ in
+        // A peer that does not read holds the flush: after ``moveFlushTimeout`` the connection
+        // stays where it is (and reads again).
+        let loop = context.eventLoop, this = NIOLoopBound(self, eventLoop: loop)
+        let outcome = loop.makePromise(of: Bool.self)
+        let timeout = loop.scheduleTask(in: Self.moveFlushTimeout) {
+            guard this.value.placement == .leaving else { return }
             this.value.stay()
-            return false
+            outcome.succeed(false)
         }
+        let flushed = loop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: flushed)
+        flushed.futureResult.whenComplete { result in
+            // After the timeout the connection is settled again, and the outcome given.
+            guard this.value.placement == .leaving else { return }
+            timeout.cancel()
+            switch result {
+            case .success: outcome.succeed(this.value.leave(to: target, mover: mover))
+            case .failure:
+                this.value.stay()
+                outcome.succeed(false)
+            }
+        }
+        return outcome.futureResult
     }
+
+    /// How long a move waits for what was written before it to reach the kernel.
+    static let moveFlushTimeout: TimeAmount = .seconds(1)
 
     /// A connection moves only while it is plainly open: not closing, not failing, not reading,
     /// not inside a batch of writes, with nothing queued behind a full socket.
@@ -463,32 +482,33 @@ extension WebSocketChannelHandler {
             stay()
             return false
         }
-        let arriving = UnsafeHandlerTransfer(WebSocketChannelHandler(arrivingFrom: self, carried: carried))
+        // The new handler is in its box from the start: a call routed to `target` right after
+        // the socket points there finds it (and it holds every call until it settles).
+        let box = HandlerBox(WebSocketChannelHandler(arrivingFrom: self, carried: carried), eventLoop: target)
         carried = []
         placement = .gone
         keepalive?.unregister(self)
         keepalive = nil
-        let box = NIOLoopBoundBox<WebSocketChannelHandler?>.makeEmptyBox(eventLoop: target)
-        mover.adopt(descriptor, id: id, on: target, handler: arriving, box: box)
+        mover.adopt(descriptor, id: id, leaving: context.channel, on: target, box: box)
         socket.rebind(to: target, handler: box)
         // Calls queued for this loop before the socket moved still reach this handler, and wait
         // in `pendingCalls` for the new one: those in the loop's outbox, and, when this runs
         // inside the outbox's drain (a flush there completed the move's), the rest of its batch.
         // So the hand-over waits for a task of its own, after that drain.
         let loop = context.eventLoop, this = NIOLoopBound(self, eventLoop: loop)
-        loop.execute { this.value.handOver(to: arriving, on: target, from: loop) }
+        loop.execute { this.value.handOver(to: box, on: target, from: loop) }
         context.close(promise: nil)
         return true
     }
 
     /// On the old loop, after the move: gives the new handler the calls that reached this one
     /// since, in order; later ones (none are expected) are passed on through the socket.
-    private func handOver(to arriving: UnsafeHandlerTransfer, on target: any EventLoop, from loop: any EventLoop) {
+    private func handOver(to box: HandlerBox, on target: any EventLoop, from loop: any EventLoop) {
         LoopOutbox.on(loop).drainNow()
         let last = pendingCalls
         pendingCalls = []
         sealed = true
-        target.execute { arriving.handler.seal(last) }
+        target.execute { box.value?.seal(last) }
     }
 
     /// The move did not happen: writes what was carried, reads again.
@@ -560,6 +580,9 @@ extension WebSocketChannelHandler {
         }
         if deferring { endDeferredFlush() }
         if connection.closeState != .open { scheduleCloseTimer() }
+        // The new channel starts without reading (``ConnectionMover``): what reads answer (pongs,
+        // a close) goes after what the old channel left to write.
+        try? context.channel.syncOptions?.setOption(ChannelOptions.autoRead, value: true)
     }
 
     /// The new channel could not be made: the connection is gone.
@@ -573,18 +596,8 @@ extension WebSocketChannelHandler {
 }
 
 /// A call made on a connection's handler while the connection moves between channels.
-enum PendingCall {
+enum PendingCall: Sendable {
     case frame(PreparedFrame)
     case message(WebSocketMessage)
     case close(WebSocketCloseCode, String)
-}
-
-/// Hands a handler made on one loop to the loop it will live on (it is used on one loop at a
-/// time: made on the old one, then only touched on the new one).
-struct UnsafeHandlerTransfer: @unchecked Sendable {
-    let handler: WebSocketChannelHandler
-
-    init(_ handler: WebSocketChannelHandler) {
-        self.handler = handler
-    }
 }

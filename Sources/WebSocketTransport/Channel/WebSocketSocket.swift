@@ -47,7 +47,7 @@ public final class WebSocketSocket: Sendable {
         self.subprotocol = subprotocol
         self.compression = compression
         self.remoteAddress = remoteAddress
-        self.binding = LockedValue(SocketBinding(eventLoop: eventLoop, handler: NIOLoopBoundBox(handler, eventLoop: eventLoop)))
+        self.binding = LockedValue(SocketBinding(eventLoop: eventLoop, handler: HandlerBox(handler, eventLoop: eventLoop)))
         self.statistics = statistics
         self.limiter = limiter
         self.mover = mover
@@ -91,7 +91,7 @@ public final class WebSocketSocket: Sendable {
     }
 
     /// On the old loop, as the connection moves: from now on calls go to `handler` on `eventLoop`.
-    func rebind(to eventLoop: any EventLoop, handler: NIOLoopBoundBox<WebSocketChannelHandler?>) {
+    func rebind(to eventLoop: any EventLoop, handler: HandlerBox) {
         let binding = SocketBinding(eventLoop: eventLoop, handler: handler)
         self.binding.withLock { $0 = binding }
     }

@@ -44,34 +44,51 @@ final class ConnectionMover: Sendable {
         return duplicate >= 0 ? duplicate : nil
     }
 
-    /// Makes the channel on `loop` for connection `id`'s duplicated `descriptor`, with `handler`
-    /// (put in `box` first, on `loop`, so calls routed there find it). Call on the old loop
-    /// before the socket points at `loop`.
-    func adopt(_ descriptor: CInt, id: UInt64, on loop: any EventLoop, handler transfer: UnsafeHandlerTransfer,
-               box: NIOLoopBoundBox<WebSocketChannelHandler?>) {
-        registry.beginMove(id)
+    /// Makes the channel on `loop` for connection `id`'s duplicated `descriptor`, with the
+    /// handler in `box`. Call on the old loop, before the socket points at `loop` and before
+    /// `leaving` (the old channel) closes: that close then releases nothing.
+    func adopt(_ descriptor: CInt, id: UInt64, leaving: any Channel, on loop: any EventLoop,
+               box: HandlerBox) {
+        registry.retire(leaving)
         let registry = self.registry, limiter = self.limiter, logger = self.logger
-        loop.execute {
-            box.value = transfer.handler
+        loop.submit {
+            guard box.value != nil else {
+                close(descriptor)
+                Self.release(id, registry: registry, limiter: limiter)
+                return
+            }
+            // Whether a channel took the descriptor (it closes it; otherwise it is closed here)
+            // and registered the connection (its close releases it; otherwise it is released here).
+            let taken = NIOLoopBoundBox(false, eventLoop: loop)
             ClientBootstrap(group: loop)
                 .channelOption(ChannelOptions.maxMessagesPerRead, value: WebSocketServer.readsPerEvent)
                 .channelOption(ChannelOptions.recvAllocator, value: WebSocketServer.receiveAllocator)
+                // Reads start when the handler has taken up the connection (it turns them on).
+                .channelOption(ChannelOptions.autoRead, value: false)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        taken.value = true
                         registry.register(id: id, channel: channel)
                         channel.closeFuture.whenComplete { _ in
                             if registry.remove(id, channel: channel) { Self.release(id, registry: registry, limiter: limiter) }
                         }
-                        try channel.pipeline.syncOperations.addHandler(transfer.handler)
+                        guard let handler = box.value else { throw ChannelError.ioOnClosedChannel }
+                        try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }
                 .withConnectedSocket(descriptor)
                 .whenFailure { error in
-                    // The bootstrap closes the descriptor it was given.
                     logger.warning("a moving connection was lost", metadata: ["conn": "\(id)", "error": "\(error)"])
-                    if registry.abandonMove(id) { Self.release(id, registry: registry, limiter: limiter) }
-                    transfer.handler.arrivalFailed()
+                    if !taken.value {
+                        close(descriptor)
+                        Self.release(id, registry: registry, limiter: limiter)
+                    }
+                    box.value?.arrivalFailed()
                 }
+        }.whenFailure { _ in
+            // The target loop is shutting down: the connection goes with it.
+            close(descriptor)
+            Self.release(id, registry: registry, limiter: limiter)
         }
     }
 

@@ -10,8 +10,8 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var next: UInt64 = 0
         var channels: [UInt64: any Channel] = [:]
-        /// Connections between an old channel and a new one (``ConnectionMover``).
-        var moving: Set<UInt64> = []
+        /// Channels whose connection moved to another channel (``ConnectionMover``), until they close.
+        var retired: Set<ObjectIdentifier> = []
     }
 
     /// A fresh connection id.
@@ -25,26 +25,13 @@ final class ConnectionRegistry: Sendable {
     /// Tracks `channel` as connection `id`'s until ``remove(_:channel:)`` (a moved connection's
     /// new channel replaces its old one).
     func register(id: UInt64, channel: any Channel) {
-        state.withLockedValue { state in
-            state.channels[id] = channel
-            state.moving.remove(id)
-        }
+        state.withLockedValue { $0.channels[id] = channel }
     }
 
-    /// Connection `id` is leaving its channel for another: the old channel's close is not the
-    /// connection's.
-    func beginMove(_ id: UInt64) {
-        state.withLockedValue { _ = $0.moving.insert(id) }
-    }
-
-    /// The move of connection `id` failed before its new channel was registered; true when the
-    /// caller must release the connection (its old channel's close did not).
-    func abandonMove(_ id: UInt64) -> Bool {
-        state.withLockedValue { state in
-            guard state.moving.remove(id) != nil else { return false }
-            state.channels[id] = nil
-            return true
-        }
+    /// `channel` hands its connection to another channel (``ConnectionMover``): its close is not
+    /// the connection's.
+    func retire(_ channel: any Channel) {
+        state.withLockedValue { _ = $0.retired.insert(ObjectIdentifier(channel)) }
     }
 
     /// `channel`, connection `id`'s (it may never have been registered), closed: true when the
@@ -54,14 +41,9 @@ final class ConnectionRegistry: Sendable {
     /// callback array and a closure context).
     func remove(_ id: UInt64, channel: any Channel) -> Bool {
         state.withLockedValue { state in
-            if state.moving.contains(id) {
-                if state.channels[id] === channel { state.channels[id] = nil }
-                return false
-            }
-            guard let registered = state.channels[id] else { return true }
-            guard registered === channel else { return false }
-            state.channels[id] = nil
-            return true
+            let retired = state.retired.remove(ObjectIdentifier(channel)) != nil
+            if state.channels[id] === channel { state.channels[id] = nil }
+            return !retired
         }
     }
 
