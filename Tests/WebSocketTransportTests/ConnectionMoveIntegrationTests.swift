@@ -64,14 +64,21 @@ struct ConnectionMoveIntegrationTests {
         func respond(to request: HTTPRequest) async -> HTTPResponse { .text(.notFound, "no") }
     }
 
-    @Test("A moved connection keeps its messages, their order and its compression, and counts once")
-    func movedConnectionKeepsEverything() async throws {
+    /// A server with two loops, every connection on one `Mover`.
+    private static func startServer() async throws
+        -> (MultiThreadedEventLoopGroup, [any EventLoop], Mover, WebSocketServer, Int) {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let loops = Array(group.makeIterator())
         let endpoint = Mover(loops: loops)
         let server = WebSocketServer(configuration: WebSocketServerConfiguration(port: 0), router: Router(endpoint: endpoint),
                                      responder: Responder(), group: group, logger: Logger(label: "test"))
         let port = try #require(try await server.start().port)
+        return (group, loops, endpoint, server, port)
+    }
+
+    @Test("A moved connection keeps its messages, their order and its compression, and counts once")
+    func movedConnectionKeepsEverything() async throws {
+        let (group, _, _, server, port) = try await Self.startServer()
         let clients = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let client = try await WebSocketClient.connect(to: try WebSocketURL(parsing: "ws://127.0.0.1:\(port)/move"),
                                                        group: clients)
@@ -136,12 +143,7 @@ struct ConnectionMoveIntegrationTests {
 
     @Test("A connection already on the target stays; a client connection cannot move")
     func movesThatDoNotHappen() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
-        let loops = Array(group.makeIterator())
-        let endpoint = Mover(loops: loops)
-        let server = WebSocketServer(configuration: WebSocketServerConfiguration(port: 0), router: Router(endpoint: endpoint),
-                                     responder: Responder(), group: group, logger: Logger(label: "test"))
-        let port = try #require(try await server.start().port)
+        let (group, loops, endpoint, server, port) = try await Self.startServer()
         let client = try await WebSocketClient.connect(to: try WebSocketURL(parsing: "ws://127.0.0.1:\(port)/move"),
                                                        group: group)
         client.send(text: "hello")
