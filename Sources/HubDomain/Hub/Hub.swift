@@ -36,6 +36,7 @@ public actor Hub {
     public func startSolo(user: HubUser, scenarioId: String, link: any ParticipantLink, ref: String?) async throws(HubError) -> LiveSession {
         let scenario = try lookUp(scenarioId)
         let session = try await create(scenario: scenario, shared: false, maxPlayers: 1, for: user, near: link)
+        await link.settle(near: session.executor)
         return try await seat(user, in: session, link: link, mode: .solo, ref: ref, rollBackSession: true)
     }
 
@@ -48,6 +49,7 @@ public actor Hub {
             throw HubError(.invalidField, "maxPlayers must be between 2 and \(limit) for \(scenario.id)")
         }
         let session = try await create(scenario: scenario, shared: true, maxPlayers: players, for: user, near: link)
+        await link.settle(near: session.executor)
         return try await seat(user, in: session, link: link, mode: .host, ref: ref, rollBackSession: true)
     }
 

@@ -15,7 +15,7 @@ public protocol ParticipantLink: AnyObject, Sendable {
     /// The session lets go of this link: it was replaced by a newer connection of the same
     /// user, the participant was removed, or the session ended. The connection stays open.
     func detach(_ reason: DetachReason)
-    /// Called before the session seats this link (join, resume), with the executor the session
+    /// Called before the session seats this link (start, host, join, resume), with the executor the session
     /// runs on: a transport may move the connection next to it, so that the session's writes to
     /// it and its requests to the session need no thread switch. Nothing is delivered to the
     /// link until this returns. The default does nothing.

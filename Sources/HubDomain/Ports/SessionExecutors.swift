@@ -1,8 +1,9 @@
 /// Where each live session's actor runs (its serial executor).
 ///
-/// The server runs a session on the event loop of the connection that created it, so that a
-/// request, the session's work and the writes to members on that loop stay on one thread
-/// (``LiveSession`` is an actor with this executor). Without a server,
+/// The server runs sessions on its event loops in turn, and moves each member's connection to
+/// its session's loop (``ParticipantLink/settle(near:)``), so that a request, the session's work
+/// and the writes to its members stay on one thread (``LiveSession`` is an actor with this
+/// executor). Without a server,
 /// ``SerialQueueSessionExecutors`` gives each session a serial dispatch queue.
 public protocol SessionExecutors: Sendable {
     /// The executor of a new session whose first member arrives through `link`; nil for a

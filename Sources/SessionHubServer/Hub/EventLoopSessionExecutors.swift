@@ -1,14 +1,18 @@
 import HubDomain
 import NIOCore
 
-/// Runs each live session on an event loop: the loop of the connection that creates it (so the
-/// creator's requests, the session's work and the writes to members on that loop need no
-/// thread switch), or the group's next loop for a session rebuilt or adopted without a member.
+/// Runs each live session on an event loop, the group's loops taken in turn, so that sessions
+/// spread evenly over the loops whatever loops their players' connections were accepted on;
+/// every member then moves to its session's loop (``SocketParticipantLink/settle(near:)``), so
+/// that a request, the session's work and the writes to its members stay on one thread.
+///
+/// (A session on its creator's loop spread badly: connections are accepted on the loops in
+/// turn, so when players arrive in groups of an even size every host lands on the same loop, and
+/// with its members moved there one loop did all the work.)
 struct EventLoopSessionExecutors: SessionExecutors {
     let group: any EventLoopGroup
 
     func executor(near link: (any ParticipantLink)?) -> any SerialExecutor {
-        let loop = (link as? SocketParticipantLink)?.eventLoop ?? group.next()
-        return loop.executor
+        group.next().executor
     }
 }

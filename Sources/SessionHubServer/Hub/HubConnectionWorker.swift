@@ -12,8 +12,9 @@ import WebSocketTransport
 ///
 /// Inputs go into a small queue (``yield(_:)``); a task runs only while some are pending and
 /// ends when the queue is empty, so an idle connection holds no task. The task runs on the
-/// connection's event loop (``EventLoopTaskExecutor``), where the sessions it creates run too
-/// (``EventLoopSessionExecutors``): a request reaches its session without a thread switch. At most one such task
+/// connection's event loop (``EventLoopTaskExecutor``), which is its session's loop once it is in
+/// one (the connection moves there, ``EventLoopSessionExecutors``): a request reaches its session
+/// without a thread switch. At most one such task
 /// runs at a time, and it takes the inputs in arrival order; the connection's state moves into
 /// that task while it runs and back into the queue when it ends, so nothing else touches it.
 ///
