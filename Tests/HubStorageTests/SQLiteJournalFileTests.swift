@@ -1,6 +1,7 @@
 import Foundation
 import HubDomain
 @testable import HubStorage
+import Synchronization
 import Testing
 
 /// The journal in a file of its own beside the store's: an ended session's rows go after its
@@ -265,6 +266,78 @@ struct SQLiteJournalFileTests {
         #expect(try Self.rows(journal) == ["long1", "long2"])
         #expect(try journal.entries(sessionId: "long").map(\.seq) == [1, 2])
         #expect(try journal.sweepEnded() == 0, "no scan again until sweepRows / 2 more positions")
+    }
+
+    /// Writes `count` rows of ended sessions (no header) straight into the journal's file, at
+    /// positions `first`, `first + 1`, …
+    static func insertEndedRows(_ journal: SQLiteJournal, from first: Int64, count: Int64) throws {
+        try journal.database.transaction { db in
+            try db.run("""
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ? - 1)
+                INSERT INTO journal (pos, session_id, seq, timestamp, kind, body)
+                SELECT ? + i, 'gone-' || (i / 10), i % 10, 0, 'hostChanged', X'7B7D' FROM n
+                """, [.integer(count), .integer(first)])
+        }
+    }
+
+    @Test("A sweep deletes in slices, each a transaction of its own; appends made meanwhile all land")
+    func sweepInSlices() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        let backlog = 4 * SQLiteJournal.sweepRows
+        do {
+            let journal = try SQLiteJournal(path: path)
+            try await journal.opened(Fixture.header("long"))
+            try await journal.append(Self.line("long", 1))
+            try Self.insertEndedRows(journal, from: 100, count: backlog)
+            journal.close()
+        }
+        let journal = try SQLiteJournal(path: path)
+        defer { journal.close() }
+        try await journal.append(Self.line("long", 2))
+        let sweeping = Mutex(true)
+        let swept = Task.detached {
+            defer { sweeping.withLock { $0 = false } }
+            return try journal.sweepEnded()
+        }
+        // Appends while the sweep runs: each slice commits what is queued before it deletes.
+        var seq = 3
+        while sweeping.withLock({ $0 }) {
+            try await journal.append(Self.line("long", seq))
+            seq += 1
+        }
+        #expect(try await swept.value == Int(backlog))
+        // Positions 1 (long1) to the one before long2's, which is past the file's last row.
+        let positions = 100 + backlog
+        let slices = (positions + SQLiteJournal.sweepSlice - 1) / SQLiteJournal.sweepSlice
+        #expect(journal.sweepTransactions.withLock { $0 } == Int(slices))
+        #expect(try journal.entries(sessionId: "long").map(\.seq) == Array(1..<seq))
+        #expect(try Self.rows(journal).count == seq - 1)
+    }
+
+    @Test("A commit that drops a session deletes at most sweepSlice positions below the open sessions; the next drops take the rest")
+    func boundedRangeDrop() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        let slice = SQLiteJournal.sweepSlice
+        do {
+            let journal = try SQLiteJournal(path: path)
+            try Self.insertEndedRows(journal, from: 1, count: 2 * slice + 10)
+            journal.close()
+        }
+        let journal = try SQLiteJournal(path: path)
+        defer { journal.close() }
+        for (index, left) in [slice + 10, 10, 0].enumerated() {
+            let id = "s\(index)"
+            try await journal.opened(Fixture.header(id))
+            try await journal.append(Self.line(id, 1))
+            await journal.closed(sessionId: id)
+            let rows = try Self.rows(journal)
+            #expect(rows.filter { $0.hasPrefix("gone-") }.count == Int(left), "after drop \(index + 1)")
+        }
+        #expect(try Self.rows(journal).allSatisfy { !$0.hasPrefix("gone-") })
     }
 
     @Test("An ended session's rows go in the next group commit, the other sessions' rows stay")
