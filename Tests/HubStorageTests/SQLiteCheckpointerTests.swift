@@ -106,8 +106,10 @@ struct SQLiteCheckpointerTests {
         // Past the threshold with nothing landing during the pass: the step finds nothing left
         // (no count), and the WAL is wholly copied, so the next commit starts it over.
         try commit(100, from: 5)
+        let passes = checkpointer.checkpointCount
         #expect(try checkpointer.checkpointAndRestart() == true)
         #expect(checkpointer.restartCount == 0)
+        #expect(checkpointer.checkpointCount == passes + 2, "one catch-up pass, which found nothing added, then the step")
         try commit(1, from: 105)
         #expect(try checkpointer.checkpoint().walPages < 10)
         checkpointer.close()

@@ -39,6 +39,12 @@ public final class SQLiteCheckpointer: Sendable {
     /// about 7 s. Once the WAL has started over, SQLite writes into pages the kernel already has,
     /// so the WAL costs no new allocation until it outgrows its first size.
     public let restartPages: Int
+    /// At most this many background passes follow the first one before the step on the
+    /// writer's connection, each copying what the last one left (``checkpointAndRestart()``).
+    static let catchUpPasses = 4
+    /// Frames added during a background pass below which the step on the writer's connection
+    /// follows at once: about a millisecond's worth of commits at full load.
+    static let catchUpFrames = 64
     /// The size the writer's connection cuts the WAL back to when it starts over
     /// (`PRAGMA journal_size_limit`, bytes): 64 MiB.
     public static let walSizeLimit = 64 << 20
@@ -127,8 +133,9 @@ public final class SQLiteCheckpointer: Sendable {
         }
     }
 
-    /// Runs one background pass and, when the WAL holds more than ``restartPages`` frames,
-    /// finishes it on the writer's connection; returns whether that step left every frame in the
+    /// Runs one background pass and, when the WAL holds more than ``restartPages`` frames, up
+    /// to ``catchUpPasses`` more (each copies what the one before left; they stop once a pass
+    /// saw at most ``catchUpFrames`` added), then finishes on the writer's connection; returns whether that step left every frame in the
     /// database file (then the next commit starts the WAL over).
     ///
     /// The pass's own figures cannot tell whether commits landed while it copied (it reports
@@ -136,8 +143,17 @@ public final class SQLiteCheckpointer: Sendable {
     /// nothing left to copy it costs the writer's lock and no fsync.
     @discardableResult
     public func checkpointAndRestart() throws -> Bool {
-        let pass = try checkpoint()
+        var pass = try checkpoint()
         guard let writer, pass.walPages > restartPages else { return false }
+        // Catch up outside the writer's lock first: each further pass copies (and fsyncs) only
+        // the frames the one before it left, so the step below finds few frames to copy and a
+        // WAL that is mostly synced already.
+        for _ in 0..<Self.catchUpPasses {
+            let next = try checkpoint()
+            let added = next.walPages - pass.walPages
+            pass = next
+            if added <= Self.catchUpFrames { break }
+        }
         let step = try writer.withConnection { db in
             try db.queryFirst("PRAGMA main.wal_checkpoint(PASSIVE)") { (busy: $0.int(0), wal: $0.int(1), done: $0.int(2)) }
         }
