@@ -109,7 +109,7 @@ struct SQLiteCheckpointerTests {
         let passes = checkpointer.checkpointCount
         #expect(try checkpointer.checkpointAndRestart() == true)
         #expect(checkpointer.restartCount == 0)
-        #expect(checkpointer.checkpointCount == passes + 2, "one catch-up pass, which found nothing added, then the step")
+        #expect(checkpointer.checkpointCount == passes + 2, "the first pass and one catch-up pass, which found nothing added (the step is not counted)")
         try commit(1, from: 105)
         #expect(try checkpointer.checkpoint().walPages < 10)
         checkpointer.close()

@@ -19,7 +19,8 @@ import Synchronization
 /// kernel zeroes and allocates), with the disk, the shared-memory index and crash recovery
 /// growing with it. So when the WAL holds more than ``restartPages`` frames (copied or not)
 /// after a background pass, the checkpointer finishes on the writer's own connection
-/// (``writer``): under its lock no
+/// (``writer``), after up to ``catchUpPasses`` more background passes that each copy what the
+/// one before left, so that little is left for that step: under its lock no
 /// commit is in flight, only the frames added since the pass are left to copy, and the next
 /// commit starts the WAL over. That step (those frames and a checkpoint's two fsyncs) is the
 /// only time a commit can wait for a checkpoint, hence a high ``restartPages``. The writer's
@@ -148,12 +149,15 @@ public final class SQLiteCheckpointer: Sendable {
         // Catch up outside the writer's lock first: each further pass copies (and fsyncs) only
         // the frames the one before it left, so the step below finds few frames to copy and a
         // WAL that is mostly synced already.
+        // A pass that fails leaves the rest to the step; a WAL that started over meanwhile
+        // (fewer frames than before) needs no step.
         for _ in 0..<Self.catchUpPasses {
-            let next = try checkpoint()
+            guard let next = try? checkpoint() else { break }
             let added = next.walPages - pass.walPages
             pass = next
             if added <= Self.catchUpFrames { break }
         }
+        guard pass.walPages > restartPages else { return false }
         let step = try writer.withConnection { db in
             try db.queryFirst("PRAGMA main.wal_checkpoint(PASSIVE)") { (busy: $0.int(0), wal: $0.int(1), done: $0.int(2)) }
         }

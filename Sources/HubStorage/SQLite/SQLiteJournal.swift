@@ -360,51 +360,72 @@ public final class SQLiteJournal: RecoverableJournal {
         return headers.count + entries.count
     }
 
-    /// How far (in positions) the journal's oldest row may lie behind the table's end before
-    /// ``sweepEnded()`` deletes the ended sessions' rows in between: a session open for long
-    /// keeps the range drops of the commits from reaching past it.
+    /// How far (in positions) the oldest open session's `first_pos` may lie behind the table's
+    /// end before ``sweepEnded()`` deletes the ended sessions' rows in between: a session open
+    /// for long keeps the range drops of the commits from reaching past it.
     public static let sweepRows: Int64 = 20_000
 
-    /// The most positions one delete covers while commits wait for it: one slice of
+    /// The most rows one delete covers while commits wait for it: one slice of
     /// ``sweepEnded()``, and the range a commit that drops a session deletes below the open
     /// sessions' `first_pos` (the rest goes with the next drops or sweeps). About 3 ms of
     /// SQLite's work on a small VM; a sweep of 24,670 rows in one delete held every commit for
     /// 108 ms (loadtest/results/journal-sweep-20261129).
     public static let sweepSlice: Int64 = 1_000
 
-    /// Deletes the rows of ended sessions (those without a header) from the journal's oldest row
-    /// on, when that is more than ``sweepRows`` positions back and half as many were written
-    /// since the last scan; returns how many it deleted. It deletes in slices of
-    /// ``sweepSlice`` positions, each a transaction of its own that first commits what is
-    /// queued, so appends made meanwhile wait for one slice at most. Run it now and then (the
-    /// hub's upkeep). Must not be called from a commit.
+    /// Deletes the rows of ended sessions in slices of at most ``sweepSlice`` rows, each a
+    /// transaction of its own that first commits what is queued, so appends made meanwhile wait
+    /// for one slice at most; returns how many rows it deleted. Run it now and then (the hub's
+    /// upkeep). Must not be called from a commit.
+    ///
+    /// Two parts: every row older than the open sessions' oldest `first_pos` (what the
+    /// bounded range drops of the commits left, say after a long session ended on a hub that
+    /// then went quiet), always; and the header-less rows behind that `first_pos`, when it lies
+    /// more than ``sweepRows`` positions back and half as many were written since the last such
+    /// scan.
     @discardableResult
     public func sweepEnded() throws -> Int {
+        var deleted = 0
+        // Below the floor every row is an ended session's: plain range deletes.
+        while true {
+            let count = try exclusive.withLock { position throws -> Int in
+                commitPending(&position)
+                return try database.transaction { db -> Int in
+                    let next = try position ?? SQLiteJournal.nextPosition(db)
+                    return try SQLiteJournal.dropOlderThanOpenSessions(next: next, db)
+                }
+            }
+            guard count > 0 else { break }
+            sweepTransactions.withLock { $0 += 1 }
+            deleted += count
+        }
         let range = try exclusive.withLock { position throws -> Range<Int64>? in
             commitPending(&position)
             return try database.withConnection { db -> Range<Int64>? in
                 let next = try position ?? SQLiteJournal.nextPosition(db)
-                guard let oldest = try db.queryFirst("SELECT MIN(pos) FROM journal", row: { $0.optionalInt64(0) }) ?? nil,
-                      next - oldest > Self.sweepRows, next - sweptAt.withLock({ $0 }) > Self.sweepRows / 2 else { return nil }
+                guard let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil,
+                      next - floor > Self.sweepRows, next - sweptAt.withLock({ $0 }) > Self.sweepRows / 2 else { return nil }
                 sweptAt.withLock { $0 = next }
-                return oldest..<next
+                return floor..<next
             }
         }
-        guard let range else { return 0 }
-        var deleted = 0
+        guard let range else { return deleted }
         var start = range.lowerBound
         while start < range.upperBound {
-            let end = min(start + Self.sweepSlice, range.upperBound)
-            deleted += try exclusive.withLock { position throws -> Int in
+            let (end, count) = try exclusive.withLock { position throws -> (Int64, Int) in
                 commitPending(&position)
-                let count = try database.transaction { db -> Int in
-                    try db.run("""
+                return try database.transaction { db -> (Int64, Int) in
+                    // At most sweepSlice rows: the slice ends at the row that many past its start.
+                    let bound = try db.queryFirst("SELECT pos FROM journal WHERE pos >= ? ORDER BY pos LIMIT 1 OFFSET ?",
+                                                  [.integer(start), .integer(Self.sweepSlice)], row: { $0.int64(0) })
+                    let end = min(bound ?? range.upperBound, range.upperBound)
+                    let count = try db.run("""
                         DELETE FROM journal WHERE pos >= ? AND pos < ? AND session_id NOT IN (SELECT session_id FROM journal_sessions)
                         """, [.integer(start), .integer(end)])
+                    return (end, count)
                 }
-                sweepTransactions.withLock { $0 += 1 }
-                return count
             }
+            sweepTransactions.withLock { $0 += 1 }
+            deleted += count
             start = end
         }
         return deleted
@@ -494,16 +515,19 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// Deletes the rows older than every open session's `first_pos` (all of them when none is
     /// open, `next` being past the last): the rows of ended sessions, in whole ranges of the
-    /// table's first pages, at most ``sweepSlice`` positions from the oldest row at a time (when
+    /// table's first pages, at most ``sweepSlice`` positions (so at most as many rows) from the
+    /// oldest row at a time (when
     /// a session that was open for long ends, the range behind it can be large; the next drops
     /// and ``sweepEnded()`` take the rest). Ended sessions' rows behind an open session's
     /// `first_pos` wait for it to end, or for ``sweepEnded()``.
-    static func dropOlderThanOpenSessions(next: Int64, _ db: SQLiteConnection) throws {
+    /// Returns how many rows it deleted.
+    @discardableResult
+    static func dropOlderThanOpenSessions(next: Int64, _ db: SQLiteConnection) throws -> Int {
         let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil
-        guard let oldest = try db.queryFirst("SELECT MIN(pos) FROM journal", row: { $0.optionalInt64(0) }) ?? nil else { return }
+        guard let oldest = try db.queryFirst("SELECT MIN(pos) FROM journal", row: { $0.optionalInt64(0) }) ?? nil else { return 0 }
         let end = min(floor ?? next, oldest + sweepSlice)
-        guard oldest < end else { return }
-        try db.run("DELETE FROM journal WHERE pos < ?", [.integer(end)])
+        guard oldest < end else { return 0 }
+        return try db.run("DELETE FROM journal WHERE pos < ?", [.integer(end)])
     }
 
     /// Deletes a session's header and entries inside the caller's transaction (the journal's
