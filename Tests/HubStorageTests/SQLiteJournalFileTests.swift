@@ -280,6 +280,16 @@ struct SQLiteJournalFileTests {
         }
     }
 
+    /// A journal in `dir` whose file holds `count` rows of ended sessions from position 1 on,
+    /// opened again (so that its next position is read from the file).
+    static func journalWithEndedRows(_ count: Int64, in dir: TemporaryDirectory) throws -> SQLiteJournal {
+        let path = SQLiteJournal.path(besideStore: dir.file())
+        let writer = try SQLiteJournal(path: path)
+        try insertEndedRows(writer, from: 1, count: count)
+        writer.close()
+        return try SQLiteJournal(path: path)
+    }
+
     @Test("A sweep deletes in slices, each a transaction of its own; appends made meanwhile all land")
     func sweepInSlices() async throws {
         let dir = try TemporaryDirectory()
@@ -320,14 +330,8 @@ struct SQLiteJournalFileTests {
     func boundedRangeDrop() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let path = SQLiteJournal.path(besideStore: dir.file())
         let slice = SQLiteJournal.sweepSlice
-        do {
-            let journal = try SQLiteJournal(path: path)
-            try Self.insertEndedRows(journal, from: 1, count: 2 * slice + 10)
-            journal.close()
-        }
-        let journal = try SQLiteJournal(path: path)
+        let journal = try Self.journalWithEndedRows(2 * slice + 10, in: dir)
         defer { journal.close() }
         // Open all along: the drops never reach its rows.
         try await journal.opened(Fixture.header("keep"))
@@ -349,14 +353,8 @@ struct SQLiteJournalFileTests {
     func quietSweepBelowTheFloor() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        let path = SQLiteJournal.path(besideStore: dir.file())
         let slice = SQLiteJournal.sweepSlice
-        do {
-            let journal = try SQLiteJournal(path: path)
-            try Self.insertEndedRows(journal, from: 1, count: 2 * slice + 10)
-            journal.close()
-        }
-        let journal = try SQLiteJournal(path: path)
+        let journal = try Self.journalWithEndedRows(2 * slice + 10, in: dir)
         defer { journal.close() }
         try await journal.opened(Fixture.header("open"))
         try await journal.append(Self.line("open", 1))
