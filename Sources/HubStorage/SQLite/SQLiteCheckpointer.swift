@@ -136,8 +136,9 @@ public final class SQLiteCheckpointer: Sendable {
 
     /// Runs one background pass and, when the WAL holds more than ``restartPages`` frames, up
     /// to ``catchUpPasses`` more (each copies what the one before left; they stop once a pass
-    /// saw at most ``catchUpFrames`` added), then finishes on the writer's connection; returns whether that step left every frame in the
-    /// database file (then the next commit starts the WAL over).
+    /// saw at most ``catchUpFrames`` added), then finishes on the writer's connection; returns
+    /// whether that step left every frame in the database file (then the next commit starts the
+    /// WAL over).
     ///
     /// The pass's own figures cannot tell whether commits landed while it copied (it reports
     /// the WAL as it was when it began), so the step runs whenever the WAL is that large; with
@@ -148,9 +149,8 @@ public final class SQLiteCheckpointer: Sendable {
         guard let writer, pass.walPages > restartPages else { return false }
         // Catch up outside the writer's lock first: each further pass copies (and fsyncs) only
         // the frames the one before it left, so the step below finds few frames to copy and a
-        // WAL that is mostly synced already.
-        // A pass that fails leaves the rest to the step; a WAL that started over meanwhile
-        // (fewer frames than before) needs no step.
+        // WAL that is mostly synced already. A pass that fails leaves the rest to the step; a
+        // WAL that started over meanwhile (fewer frames than before) needs no step.
         for _ in 0..<Self.catchUpPasses {
             guard let next = try? checkpoint() else { break }
             let added = next.walPages - pass.walPages

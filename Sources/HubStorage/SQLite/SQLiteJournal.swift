@@ -72,7 +72,7 @@ public final class SQLiteJournal: RecoverableJournal {
     private let exclusive = Mutex<Int64?>(nil)
     /// The next position when ``sweepEnded()`` last scanned (taken inside `exclusive`).
     private let sweptAt = Mutex<Int64>(0)
-    /// Transactions ``sweepEnded()`` has run (one per slice), for tests.
+    /// Slices ``sweepEnded()`` has deleted rows in (one transaction each), for tests.
     let sweepTransactions = Mutex(0)
     private let state = Mutex(State())
 
@@ -386,15 +386,8 @@ public final class SQLiteJournal: RecoverableJournal {
     public func sweepEnded() throws -> Int {
         var deleted = 0
         // Below the floor every row is an ended session's: plain range deletes.
-        while true {
-            let count = try exclusive.withLock { position throws -> Int in
-                commitPending(&position)
-                return try database.transaction { db -> Int in
-                    let next = try position ?? SQLiteJournal.nextPosition(db)
-                    return try SQLiteJournal.dropOlderThanOpenSessions(next: next, db)
-                }
-            }
-            guard count > 0 else { break }
+        while case let count = try sweepSlice({ db, next in try SQLiteJournal.dropOlderThanOpenSessions(next: next, db) }),
+              count > 0 {
             sweepTransactions.withLock { $0 += 1 }
             deleted += count
         }
@@ -411,24 +404,32 @@ public final class SQLiteJournal: RecoverableJournal {
         guard let range else { return deleted }
         var start = range.lowerBound
         while start < range.upperBound {
-            let (end, count) = try exclusive.withLock { position throws -> (Int64, Int) in
-                commitPending(&position)
-                return try database.transaction { db -> (Int64, Int) in
-                    // At most sweepSlice rows: the slice ends at the row that many past its start.
-                    let bound = try db.queryFirst("SELECT pos FROM journal WHERE pos >= ? ORDER BY pos LIMIT 1 OFFSET ?",
-                                                  [.integer(start), .integer(Self.sweepSlice)], row: { $0.int64(0) })
-                    let end = min(bound ?? range.upperBound, range.upperBound)
-                    let count = try db.run("""
-                        DELETE FROM journal WHERE pos >= ? AND pos < ? AND session_id NOT IN (SELECT session_id FROM journal_sessions)
-                        """, [.integer(start), .integer(end)])
-                    return (end, count)
-                }
+            let (end, count) = try sweepSlice { db, _ -> (Int64, Int) in
+                // At most sweepSlice rows: the slice ends at the row that many past its start.
+                let bound = try db.queryFirst("SELECT pos FROM journal WHERE pos >= ? ORDER BY pos LIMIT 1 OFFSET ?",
+                                              [.integer(start), .integer(Self.sweepSlice)], row: { $0.int64(0) })
+                let end = min(bound ?? range.upperBound, range.upperBound)
+                let count = try db.run("""
+                    DELETE FROM journal WHERE pos >= ? AND pos < ? AND session_id NOT IN (SELECT session_id FROM journal_sessions)
+                    """, [.integer(start), .integer(end)])
+                return (end, count)
             }
             sweepTransactions.withLock { $0 += 1 }
             deleted += count
             start = end
         }
         return deleted
+    }
+
+    /// One slice of ``sweepEnded()``: commits what is queued, then runs `body` (given the next
+    /// position) in a transaction of its own, both under the journal's lock.
+    private func sweepSlice<T: Sendable>(_ body: (SQLiteConnection, Int64) throws -> T) throws -> T {
+        try exclusive.withLock { position throws -> T in
+            commitPending(&position)
+            return try database.transaction { db -> T in
+                try body(db, try position ?? SQLiteJournal.nextPosition(db))
+            }
+        }
     }
 
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail (rolled back)
@@ -516,11 +517,10 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Deletes the rows older than every open session's `first_pos` (all of them when none is
     /// open, `next` being past the last): the rows of ended sessions, in whole ranges of the
     /// table's first pages, at most ``sweepSlice`` positions (so at most as many rows) from the
-    /// oldest row at a time (when
-    /// a session that was open for long ends, the range behind it can be large; the next drops
-    /// and ``sweepEnded()`` take the rest). Ended sessions' rows behind an open session's
-    /// `first_pos` wait for it to end, or for ``sweepEnded()``.
-    /// Returns how many rows it deleted.
+    /// oldest row at a time: when a session that was open for long ends, the range behind it
+    /// can be large, and the next drops and ``sweepEnded()`` take the rest. Ended sessions' rows
+    /// behind an open session's `first_pos` wait for it to end, or for ``sweepEnded()``. Returns
+    /// how many rows it deleted.
     @discardableResult
     static func dropOlderThanOpenSessions(next: Int64, _ db: SQLiteConnection) throws -> Int {
         let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil
