@@ -20,6 +20,8 @@ public final class HubServer: Sendable {
     private let server: WebSocketServer
     private let logger: Logger
     private let ticker = Mutex<RepeatedTask?>(nil)
+    /// The storage's periodic upkeep, one pass at a time.
+    private let upkeep: UpkeepRunner
     private let persistence: HubPersistence
     private let operators: OperatorConsole
     private let metricsSource: MetricsSource
@@ -66,6 +68,7 @@ public final class HubServer: Sendable {
         let journal = persistence.journal, history = persistence.history
         let learners = persistence.learners, stores = persistence.stores
         self.persistence = persistence
+        self.upkeep = UpkeepRunner(persistence.maintenance)
         self.configuration = configuration
         self.logger = logger
         self.group = eventLoopGroup ?? MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
@@ -226,9 +229,9 @@ public final class HubServer: Sendable {
                 }
             }
         }
-        await persistence.maintenance?()
+        await upkeep.runNow()
         let address = try await server.start()
-        let maintenance = persistence.maintenance
+        let upkeep = upkeep
         let every = max(1, configuration.maintenanceIntervalSeconds)
         let trimEvery = configuration.heapTrimIntervalSeconds
         let ticks = Atomic<Int>(0)
@@ -239,7 +242,7 @@ public final class HubServer: Sendable {
             let tick = ticks.add(1, ordering: .relaxed).newValue
             Task {
                 await hub.tick(slice: tick % slices, of: slices)
-                if tick % (every * slices) == 0 { await maintenance?() }
+                if tick % (every * slices) == 0 { upkeep.startIfIdle() }
                 if trimEvery > 0, tick % (trimEvery * slices) == 5 { HeapTrimmer.trim() }
             }
         }
@@ -278,7 +281,9 @@ public final class HubServer: Sendable {
         await server.shutdown(deadline: deadline)
         // A key fetch in flight runs on the event loops: it ends before they do.
         await refresher?.value
-        // The storage may run on these loops (PostgreSQL's connections do): it closes first.
+        // The storage may run on these loops (PostgreSQL's connections do): it closes first,
+        // once an upkeep pass in flight is done with it.
+        await upkeep.stop()
         await persistence.close?()
         try? await group.shutdownGracefully()
     }

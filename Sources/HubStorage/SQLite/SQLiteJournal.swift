@@ -70,7 +70,7 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Held by a commit and by the journal's exclusive work, so that no two of them overlap;
     /// holds the position (`pos`) the next entry gets, nil until read from the file.
     private let exclusive = Mutex<Int64?>(nil)
-    /// The next position when ``sweepEnded()`` last scanned (taken inside `exclusive`).
+    /// The next position when ``sweepEnded()`` last scanned behind the open sessions to the end.
     private let sweptAt = Mutex<Int64>(0)
     /// Slices ``sweepEnded()`` has deleted rows in (one transaction each), for tests.
     let sweepTransactions = Mutex(0)
@@ -397,7 +397,6 @@ public final class SQLiteJournal: RecoverableJournal {
                 let next = try position ?? SQLiteJournal.nextPosition(db)
                 guard let floor = try db.queryFirst("SELECT MIN(first_pos) FROM journal_sessions", row: { $0.optionalInt64(0) }) ?? nil,
                       next - floor > Self.sweepRows, next - sweptAt.withLock({ $0 }) > Self.sweepRows / 2 else { return nil }
-                sweptAt.withLock { $0 = next }
                 return floor..<next
             }
         }
@@ -418,6 +417,8 @@ public final class SQLiteJournal: RecoverableJournal {
             deleted += count
             start = end
         }
+        // Only a scan that got through counts: after a slice failed, the next sweep starts over.
+        sweptAt.withLock { $0 = range.upperBound }
         return deleted
     }
 
