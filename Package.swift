@@ -117,7 +117,7 @@ let package = Package(
         ),
         .target(
             name: "HubStorage",
-            dependencies: ["HubDomain", "CSQLite"],
+            dependencies: ["HubDomain", "CSQLite", "CZlib"],
             swiftSettings: strict
         ),
         // Layer 5: the PostgreSQL implementation of the same ports, for a cluster (postgres-nio).

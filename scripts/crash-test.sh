@@ -3,8 +3,9 @@
 #
 #   bash scripts/crash-test.sh
 #
-# Runs Tests/Interop/crash_recovery.py twice (the killed hub with `--threads 1`, then 2: the
-# journal committing on the event loop, then on its own thread); it starts `sessionhub serve` on a fresh SQLite
+# Runs Tests/Interop/crash_recovery.py three times (the killed hub with `--threads 1`, then 2: the
+# journal committing on the event loop, then on its own thread; then with `--journal log`, the
+# append-only log journal, and one loop); it starts `sessionhub serve` on a fresh SQLite
 # database, plays a 3-player session, kills the hub with SIGKILL in the middle of a burst of
 # `say` requests, restarts it on the same database and checks that every player resumes with
 # exactly the broadcasts it missed, that the session goes on and that the premium players'
@@ -22,7 +23,7 @@ cd "$ROOT"
 export DEBIAN_FRONTEND=noninteractive
 
 case "${1:-}" in
-  -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
 esac
 
 log() { echo "[crash-test] $*" >&2; }
@@ -55,11 +56,13 @@ trap 'STATUS=130; exit 130' INT TERM
 
 # Twice: the killed hub with one event loop (its journal commits on that loop), then with two
 # (the journal commits on a thread of its own, as on any multi-core machine's default).
+# Then once more with the log journal (`--journal log`), its commits on the one loop.
 STATUS=0
-for threads in 1 2; do
-  log "the killed hub runs with --threads $threads"
-  mkdir -p "$WORK/threads-$threads"
-  "$VENV/bin/python" "$ROOT/Tests/Interop/crash_recovery.py" --bin "$BIN" --work "$WORK/threads-$threads" \
-    --killed-threads "$threads" || STATUS=1
+for run in "sqlite 1" "sqlite 2" "log 1"; do
+  set -- $run
+  log "the killed hub runs with --journal $1 --threads $2"
+  mkdir -p "$WORK/$1-threads-$2"
+  "$VENV/bin/python" "$ROOT/Tests/Interop/crash_recovery.py" --bin "$BIN" --work "$WORK/$1-threads-$2" \
+    --journal "$1" --killed-threads "$2" || STATUS=1
 done
 exit $STATUS

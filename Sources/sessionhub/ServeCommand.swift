@@ -54,6 +54,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "SQLite file for profiles, progress and history (created with its directory when missing); the journal of live sessions goes beside it, in NAME-journal.sqlite.")
     var database: String = "data/sessionhub.sqlite"
 
+    @Option(help: "Journal of live sessions on SQLite storage: sqlite (NAME-journal.sqlite, the default) or log (an append-only log in NAME-journal.log/: one write per group commit, no checkpoint); SESSIONHUB_JOURNAL names it too. Open sessions move over when it changes.")
+    var journal: JournalKind?
+
     @Flag(help: "Keep everything in memory instead (nothing survives a restart; no /api routes).")
     var inMemory = false
 
@@ -128,6 +131,18 @@ struct ServeCommand: AsyncParsableCommand {
         }
         configuration.connectionPolicy.trustedProxies = trustedProxy
         let environment = ProcessInfo.processInfo.environment
+        let journalKind: JournalKind
+        if let journal {
+            journalKind = journal
+        } else if let text = environment["SESSIONHUB_JOURNAL"], !text.isEmpty {
+            guard let kind = JournalKind(rawValue: text) else {
+                logger.critical("SESSIONHUB_JOURNAL must be sqlite or log", metadata: ["value": "\(text)"])
+                throw ExitCode(78)
+            }
+            journalKind = kind
+        } else {
+            journalKind = .sqlite
+        }
         // The hub's event loops, made first: PostgreSQL's connections run on them too.
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let persistence: HubPersistence
@@ -146,13 +161,13 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 // One loop: the journal commits on it, where the sessions run (no thread switch).
                 persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval,
-                                          commitLoop: configuration.threads == 1 ? loops.next() : nil)
+                                          commitLoop: configuration.threads == 1 ? loops.next() : nil, journal: journalKind)
             } catch {
                 logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])
                 try? await loops.shutdownGracefully()
                 throw ExitCode(74)
             }
-            logger.info("storage", metadata: ["database": "\(database)"])
+            logger.info("storage", metadata: ["database": "\(database)", "journal": "\(journalKind.rawValue)"])
         }
         let hub: HubServer
         let bound: Int

@@ -39,6 +39,7 @@ import re
 import secrets
 import shutil
 import signal
+import struct
 import sqlite3
 import subprocess
 import sys
@@ -46,6 +47,7 @@ import time
 import traceback
 import urllib.error
 import urllib.request
+import zlib
 
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
@@ -279,7 +281,9 @@ class Run:
         self.proc = None
         self.port = None
         self.nonce = secrets.token_hex(3)
-        self.env = {k: v for k, v in os.environ.items() if k != "SESSIONHUB_SECRET"}
+        self.env = {k: v for k, v in os.environ.items() if k not in ("SESSIONHUB_SECRET", "SESSIONHUB_JOURNAL")}
+        self.journal = args.journal
+        self.env["SESSIONHUB_JOURNAL"] = self.journal
         self.players = [Player("ana", "Ana", True, self.nonce), Player("ben", "Ben", True, self.nonce),
                         Player("chloe", "Chloé", False, self.nonce)]
         self.admin = None
@@ -759,9 +763,17 @@ class Run:
     def s_journal(self):
         """After the end, the session is gone from the journal (it would otherwise come back on the next start).
 
-        The journal has a file of its own beside the store's (`-journal.sqlite`); the store's
-        file keeps its old, emptied journal tables. Both are checked."""
+        The SQLite journal has a file of its own beside the store's (`-journal.sqlite`); the store's
+        file keeps its old, emptied journal tables. Both are checked. The log journal
+        (`--journal log`) is a directory of segments (`-journal.log/`): read back record by record,
+        the session must have no header left without its drop."""
         stem = self.db[:-len(".sqlite")] if self.db.endswith(".sqlite") else self.db
+        if self.journal == "log":
+            directory = stem + "-journal.log"
+            expect(os.path.isdir(directory), "no journal directory beside %s" % self.db)
+            open_sessions, records = log_journal_open_sessions(directory)
+            expect(self.sid not in open_sessions, "the ended session is still open in the log journal")
+            return "%d records read; the session is not open" % records
         counts = {}
         for path in (self.db, stem + "-journal.sqlite"):
             if not os.path.exists(path):
@@ -828,12 +840,40 @@ async def main_async(run):
             await step("journal closed", run.s_journal)
 
 
+def log_journal_open_sessions(directory):
+    """The sessions a log journal would rebuild (a header and no drop after it), and the records
+    read: segments in order, records as docs/STORAGE.md describes them (length, CRC-32, kind,
+    session id), up to the first record that is cut short or damaged."""
+    open_sessions, records = set(), 0
+    for name in sorted(n for n in os.listdir(directory) if n.startswith("journal-") and n.endswith(".log")):
+        with open(os.path.join(directory, name), "rb") as f:
+            data = f.read()
+        offset = 0
+        while len(data) - offset >= 8:
+            length, crc = struct.unpack_from("<II", data, offset)
+            payload = data[offset + 8:offset + 8 + length]
+            if length == 0 or len(payload) < length or zlib.crc32(payload) != crc:
+                break
+            kind = payload[0]
+            (id_length,) = struct.unpack_from("<H", payload, 1)
+            session = payload[3:3 + id_length].decode()
+            if kind == 1:
+                open_sessions.add(session)
+            elif kind == 3:
+                open_sessions.discard(session)
+            records += 1
+            offset += 8 + length
+    return open_sessions, records
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", required=True, help="path of the sessionhub binary")
     parser.add_argument("--work", required=True, help="directory for the database, secret, port files and logs")
     parser.add_argument("--killed-threads", type=int, default=0,
                         help="event loops of the hub that is killed (default: the server's default)")
+    parser.add_argument("--journal", choices=("sqlite", "log"), default="sqlite",
+                        help="the journal the hub keeps its live sessions in (SESSIONHUB_JOURNAL; default sqlite)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     run = Run(args)

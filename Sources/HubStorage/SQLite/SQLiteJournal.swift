@@ -279,26 +279,15 @@ public final class SQLiteJournal: RecoverableJournal {
     }
 
     /// Drops the rows of every session the store at `store` marked ended (its history written or
-    /// sealed: ``SQLiteStore``'s `ended_sessions`), then the markers that have nothing left to
-    /// drop; returns how many sessions it dropped. Run it before ``openSessions()`` at start (a
-    /// crash between a history write and ``closed(sessionId:)`` must not rebuild an ended
-    /// session) and now and then (a session whose journal was kept). Must not be called from a
-    /// commit.
-    ///
-    /// Markers are pruned only up to the newest one read before this journal's sessions are
-    /// listed: a marker is written after its session's first row, so every older marker whose
-    /// session still has rows is in that list, and no session's rows outlive its marker.
+    /// sealed: ``EndedSessionMarkers``), then the markers that have nothing left to drop; returns
+    /// how many sessions it dropped. Run it before ``openSessions()`` at start (a crash between
+    /// a history write and ``closed(sessionId:)`` must not rebuild an ended session) and now and
+    /// then (a session whose journal was kept). Must not be called from a commit.
     @discardableResult
     public func forgetEnded(in store: SQLiteDatabase) throws -> Int {
         guard store !== database else { return 0 }  // one file: the history write dropped them
         // The markers first, in the store's lock only: the journal's commits never wait for it.
-        let (newest, ended) = try store.withConnection { db -> (Int64?, [String]) in
-            guard let newest = try db.queryFirst("SELECT MAX(id) FROM ended_sessions", row: { $0.optionalInt64(0) }) ?? nil else {
-                return (nil, [])
-            }
-            return (newest, try db.query("SELECT session_id FROM ended_sessions WHERE id <= ?", [.integer(newest)]) { $0.string(0) })
-        }
-        guard let newest else { return 0 }
+        guard let (newest, ended) = try EndedSessionMarkers.read(from: store) else { return 0 }
         let dropped = try exclusive.withLock { position throws -> Int in
             commitPending(&position)
             return try database.transaction { db -> Int in
@@ -315,9 +304,7 @@ public final class SQLiteJournal: RecoverableJournal {
                 return dropped
             }
         }
-        try store.transaction { db in
-            try db.run("DELETE FROM ended_sessions WHERE id <= ?", [.integer(newest)])
-        }
+        try EndedSessionMarkers.prune(upTo: newest, in: store)
         return dropped
     }
 
@@ -358,6 +345,64 @@ public final class SQLiteJournal: RecoverableJournal {
             try db.run("DELETE FROM journal_sessions")
         }
         return headers.count + entries.count
+    }
+
+    /// Every open session with its rows, bytes as stored (after writing what is queued): what
+    /// ``LogJournal/importSessions(_:)`` takes when the hub switches journals.
+    public func exportSessions() throws -> [ExportedJournalSession] {
+        try exclusive.withLock { position throws -> [ExportedJournalSession] in
+            commitPending(&position)
+            return try database.withConnection { db -> [ExportedJournalSession] in
+                var sessions: [String: (first: Int64, session: ExportedJournalSession)] = [:]
+                try db.forEachRow("SELECT session_id, started_at, body, first_pos FROM journal_sessions") { row in
+                    let session = ExportedJournalSession(sessionId: row.string(0), startedAt: row.int64(1),
+                                                         header: Array(row.data(2)), rows: [])
+                    sessions[session.sessionId] = (row.int64(3), session)
+                    return true
+                }
+                guard let oldest = sessions.values.map(\.first).min() else { return [] }
+                var rows: [String: [Int: ExportedJournalSession.Row]] = [:]
+                try db.forEachRow("SELECT session_id, seq, timestamp, kind, body, pos FROM journal WHERE pos >= ? ORDER BY pos",
+                                  [.integer(oldest)]) { row in
+                    let sessionId = row.string(0)
+                    if let first = sessions[sessionId]?.first, row.int64(5) >= first {
+                        rows[sessionId, default: [:]][row.int(1)] = .init(seq: row.int(1), timestamp: row.int64(2),
+                                                                            kind: row.string(3), body: Array(row.data(4)))
+                    }
+                    return true
+                }
+                return sessions.values.map { first, session in
+                    var session = session
+                    let bySeq = rows[session.sessionId] ?? [:]
+                    session.rows = bySeq.keys.sorted().compactMap { bySeq[$0] }
+                    return session
+                }.sorted { ($0.startedAt, $0.sessionId) < ($1.startedAt, $1.sessionId) }
+            }
+        }
+    }
+
+    /// Writes `sessions` (exported from another journal) in one transaction, after what is
+    /// queued. A session already here gets its rows again: reads take a repeated `seq` once.
+    public func importSessions(_ sessions: [ExportedJournalSession]) throws {
+        guard !sessions.isEmpty else { return }
+        try exclusive.withLock { position in
+            commitPending(&position)
+            position = try database.transaction { db -> Int64 in
+                var next = try position ?? SQLiteJournal.nextPosition(db)
+                for session in sessions {
+                    try SQLiteJournal.writeHeader(session.sessionId, startedAt: session.startedAt, body: Data(session.header),
+                                                  firstPosition: next, db)
+                    for row in session.rows {
+                        try db.run("""
+                            INSERT INTO journal (pos, session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?, ?)
+                            """, [.integer(next), .text(session.sessionId), .int(row.seq), .integer(row.timestamp),
+                                  .text(row.kind), .blob(Data(row.body))])
+                        next += 1
+                    }
+                }
+                return next
+            }
+        }
     }
 
     /// How far (in positions) the oldest open session's `first_pos` may lie behind the table's

@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 import HubProtocol
 import HubStorage
@@ -61,36 +62,83 @@ public struct HubPersistence: Sendable {
     }
 
     /// The SQLite file at `path` (created with its directories and schema when missing): one
-    /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit
-    /// ``SQLiteJournal`` in its own file beside it (``SQLiteJournal/path(besideStore:)``),
-    /// committing at most once per `commitInterval`
-    /// (``HubServerConfiguration/journalCommitInterval``). Upkeep retries sealed history writes.
+    /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit journal
+    /// beside it, committing at most once per `commitInterval`
+    /// (``HubServerConfiguration/journalCommitInterval``): by default a ``SQLiteJournal`` in its
+    /// own file (``SQLiteJournal/path(besideStore:)``), with `journal: .log` a ``LogJournal`` in a
+    /// directory (``LogJournal/directory(besideStore:)``). Open sessions left in the other kind
+    /// of journal (a switch between them) move into this one at start. Upkeep retries sealed
+    /// history writes and keeps the journal small.
     /// - Parameter commitLoop: the hub's event loop when it has only one: the journal then
     ///   commits on it (``EventLoopCommitRunner``) instead of on a thread of its own.
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
-                              commitLoop: (any EventLoop)? = nil) throws -> HubPersistence {
+                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .sqlite) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
-        let journal: SQLiteJournal
+        let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
+        let interval = Duration.nanoseconds(commitInterval.nanoseconds)
+        let journal: any RecoverableJournal & Sendable
+        let upkeep: @Sendable () throws -> Void
+        let closeJournal: @Sendable () -> Void
         do {
-            let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
-            journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path),
-                                        commitInterval: .nanoseconds(commitInterval.nanoseconds), decoder: BroadcastDecoder(),
-                                        runner: runner)
-        } catch {
-            store.close()
-            throw error
-        }
-        do {
-            // Rows from before the journal had its own file, then the sessions whose history a
-            // crash wrote without dropping their journal: neither may be rebuilt twice or lost.
-            let adopted = try journal.adoptRows(from: store.database)
-            let forgotten = try journal.forgetEnded(in: store.database)
-            if adopted > 0 || forgotten > 0 {
-                logger.notice("journal reconciled", metadata: ["moved_rows": "\(adopted)", "ended_sessions_dropped": "\(forgotten)"])
+            switch kind {
+            case .sqlite:
+                let sqlite = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path), commitInterval: interval,
+                                               decoder: BroadcastDecoder(), runner: runner)
+                journal = sqlite
+                upkeep = {
+                    try sqlite.forgetEnded(in: store.database)
+                    try sqlite.sweepEnded()
+                }
+                closeJournal = { sqlite.close() }
+                do {
+                    // Rows from before the journal had its own file, then a log journal's
+                    // sessions (a switch back), then the sessions whose history a crash wrote
+                    // without dropping their journal: none may be rebuilt twice or lost.
+                    let adopted = try sqlite.adoptRows(from: store.database)
+                    let moved = try moveLogJournal(besideStore: path, into: sqlite.importSessions)
+                    let forgotten = try sqlite.forgetEnded(in: store.database)
+                    if adopted > 0 || moved > 0 || forgotten > 0 {
+                        logger.notice("journal reconciled", metadata: [
+                            "moved_rows": "\(adopted)", "moved_sessions": "\(moved)", "ended_sessions_dropped": "\(forgotten)",
+                        ])
+                    }
+                } catch {
+                    sqlite.close()
+                    throw error
+                }
+            case .log:
+                let log = try LogJournal(directory: LogJournal.directory(besideStore: path), commitInterval: interval,
+                                         decoder: BroadcastDecoder(), runner: runner)
+                journal = log
+                upkeep = {
+                    try log.forgetEnded(in: store.database)
+                    try log.compact()
+                }
+                closeJournal = { log.close() }
+                do {
+                    // The store's own journal rows (schema up to 5) and an SQLite journal file's
+                    // sessions move into the log; then ended sessions are dropped.
+                    let legacy = SQLiteJournal(database: store.database, decoder: BroadcastDecoder())
+                    let adopted = try legacy.exportSessions()
+                    try log.importSessions(adopted)
+                    try store.database.transaction { db in
+                        try db.run("DELETE FROM journal")
+                        try db.run("DELETE FROM journal_sessions")
+                    }
+                    let moved = try moveSQLiteJournal(besideStore: path, into: log.importSessions)
+                    let forgotten = try log.forgetEnded(in: store.database)
+                    if adopted.count > 0 || moved > 0 || forgotten > 0 {
+                        logger.notice("journal reconciled", metadata: [
+                            "moved_sessions": "\(adopted.count + moved)", "ended_sessions_dropped": "\(forgotten)",
+                        ])
+                    }
+                } catch {
+                    log.close()
+                    throw error
+                }
             }
         } catch {
-            journal.close()
             store.close()
             throw error
         }
@@ -100,8 +148,7 @@ public struct HubPersistence: Sendable {
             maintenance: {
                 let written = await store.retrySealed()
                 do {
-                    try journal.forgetEnded(in: store.database)
-                    try journal.sweepEnded()
+                    try upkeep()
                 } catch {
                     logger.warning("journal upkeep failed", metadata: ["error": "\(error)"])
                 }
@@ -111,8 +158,53 @@ public struct HubPersistence: Sendable {
                 }
             },
             close: {
-                journal.close()
+                closeJournal()
                 store.close()
             })
+    }
+
+    /// Moves the open sessions of an SQLite journal file beside the store at `storePath` (left by
+    /// a hub that ran with `--journal sqlite`) through `write`, then deletes the file; returns how
+    /// many sessions moved. A crash in between moves them again at the next start: a journal
+    /// reads a repeated row once.
+    static func moveSQLiteJournal(besideStore storePath: String,
+                                  into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
+        let path = SQLiteJournal.path(besideStore: storePath)
+        guard FileManager.default.fileExists(atPath: path) else { return 0 }
+        let old = try SQLiteJournal(path: path, decoder: BroadcastDecoder(), checkpointInterval: nil)
+        let sessions: [ExportedJournalSession]
+        do {
+            sessions = try old.exportSessions()
+            try write(sessions)
+        } catch {
+            old.close()
+            throw error
+        }
+        old.close()
+        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+            try FileManager.default.removeItem(atPath: file)
+        }
+        return sessions.count
+    }
+
+    /// Moves the open sessions of a log journal beside the store at `storePath` (left by a hub
+    /// that ran with `--journal log`) through `write`, then deletes its directory; returns how
+    /// many sessions moved.
+    static func moveLogJournal(besideStore storePath: String,
+                               into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
+        let directory = LogJournal.directory(besideStore: storePath)
+        guard FileManager.default.fileExists(atPath: directory) else { return 0 }
+        let old = try LogJournal(directory: directory, decoder: BroadcastDecoder())
+        let sessions: [ExportedJournalSession]
+        do {
+            sessions = try old.exportSessions()
+            try write(sessions)
+        } catch {
+            old.close()
+            throw error
+        }
+        old.close()
+        try FileManager.default.removeItem(atPath: directory)
+        return sessions.count
     }
 }

@@ -1,0 +1,105 @@
+/// What a ``LogJournal`` knows of its segments without reading them: the open sessions (their
+/// headers and the segments holding their rows) and, per segment, the open sessions with rows
+/// there. Built by replaying every record at start (``replay(_:in:)``, then
+/// ``finishReplay()``), then kept current by each commit (``apply(_:in:)``).
+///
+/// A segment that no open session needs any more can be deleted: ``apply(_:in:)`` and
+/// ``moved(_:from:)`` say which ones just became so.
+struct LogJournalIndex {
+    struct Session {
+        /// The header's `startedAt` and body (``SessionHeader`` JSON); nil while a replay has
+        /// met entries of the session and not (yet) its header.
+        var header: (startedAt: Int64, body: [UInt8])?
+        /// Segments with rows (its header or entries) of the session.
+        var segments: Set<Int>
+    }
+
+    private(set) var sessions: [String: Session] = [:]
+    /// Per segment, the open sessions with rows in it.
+    private(set) var live: [Int: Set<String>] = [:]
+    /// Sessions a replay has seen dropped: their later rows (written after the drop) are not
+    /// theirs to keep. Empty outside a replay.
+    private var dropped: Set<String> = []
+
+    /// Takes in a record just written to `segment`; returns the segments no open session needs
+    /// any more because of it (a drop's). An entry of a session that has no header here (it
+    /// was dropped while the entry was queued) is not kept.
+    @discardableResult
+    mutating func apply(_ record: LogRecord, in segment: Int) -> [Int] {
+        switch record {
+        case .header(let sessionId, let startedAt, let body):
+            sessions[sessionId, default: Session(header: nil, segments: [])].header = (startedAt, body)
+            add(sessionId, segment)
+            return []
+        case .entry(let sessionId, _, _, _, _):
+            guard sessions[sessionId] != nil else { return [] }
+            add(sessionId, segment)
+            return []
+        case .drop(let sessionId):
+            return remove(sessionId)
+        }
+    }
+
+    /// Takes in a record read back from `segment` at start, segments in order. Entries may come
+    /// before their session's header here (a compaction copied the header to a later segment),
+    /// so they are kept until ``finishReplay()``, unless the session was dropped before them.
+    mutating func replay(_ record: LogRecord, in segment: Int) {
+        switch record {
+        case .entry(let sessionId, _, _, _, _):
+            guard !dropped.contains(sessionId) else { return }
+            if sessions[sessionId] == nil { sessions[sessionId] = Session(header: nil, segments: []) }
+            add(sessionId, segment)
+        case .drop(let sessionId):
+            dropped.insert(sessionId)
+            remove(sessionId)
+        case .header:
+            apply(record, in: segment)
+        }
+    }
+
+    /// Ends a replay: sessions with rows but no header (an ended session whose header and drop
+    /// went with deleted segments) are not open.
+    mutating func finishReplay() {
+        for (sessionId, session) in sessions where session.header == nil { remove(sessionId) }
+        dropped = []
+    }
+
+    /// `moved` sessions' rows were copied out of `segment` into a later one (already applied):
+    /// the segment no longer holds them. Returns whether no open session needs it any more.
+    mutating func moved(_ moved: Set<String>, from segment: Int) -> Bool {
+        for sessionId in moved {
+            sessions[sessionId]?.segments.remove(segment)
+            live[segment]?.remove(sessionId)
+        }
+        if live[segment]?.isEmpty ?? true {
+            live[segment] = nil
+            return true
+        }
+        return false
+    }
+
+    /// Whether an open session has rows in `segment`.
+    func isLive(_ segment: Int) -> Bool {
+        !(live[segment]?.isEmpty ?? true)
+    }
+
+    private mutating func add(_ sessionId: String, _ segment: Int) {
+        if sessions[sessionId]?.segments.insert(segment).inserted == true {
+            live[segment, default: []].insert(sessionId)
+        }
+    }
+
+    @discardableResult
+    private mutating func remove(_ sessionId: String) -> [Int] {
+        guard let session = sessions.removeValue(forKey: sessionId) else { return [] }
+        var emptied: [Int] = []
+        for id in session.segments.sorted() {
+            live[id]?.remove(sessionId)
+            if live[id]?.isEmpty == true {
+                live[id] = nil
+                emptied.append(id)
+            }
+        }
+        return emptied
+    }
+}

@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One file of a ``LogJournal``: records appended at its end with `pwrite`, read back whole.
+///
+/// Not thread-safe: the journal uses it under its lock.
+struct LogSegment {
+    /// The segment's number; files are named after it (``fileName(_:)``) and read in its order.
+    let id: Int
+    let path: String
+    private(set) var size: Int
+    private let descriptor: Int32
+
+    /// Opens segment `id` in `directory`, creating it (empty) if needed.
+    init(directory: String, id: Int) throws {
+        self.id = id
+        self.path = directory + "/" + Self.fileName(id)
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw StorageError("journal segment \(path): \(Self.errorText())") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let text = Self.errorText()
+            Glibc.close(descriptor)
+            throw StorageError("journal segment \(path): \(text)")
+        }
+        self.descriptor = descriptor
+        self.size = Int(status.st_size)
+    }
+
+    /// `journal-00000042.log` for 42.
+    static func fileName(_ id: Int) -> String {
+        let digits = String(id)
+        return "journal-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".log"
+    }
+
+    /// The segment numbers of the files in `directory`, ascending.
+    static func ids(in directory: String) throws -> [Int] {
+        guard let handle = opendir(directory) else { throw StorageError("journal directory \(directory): \(errorText())") }
+        defer { closedir(handle) }
+        var ids: [Int] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { continue }
+            if let id = Int(name.dropFirst("journal-".count).dropLast(".log".count)) { ids.append(id) }
+        }
+        return ids.sorted()
+    }
+
+    /// A failed ``append(_:)``: `undone` tells whether the file is back to its size before it.
+    struct WriteFailure: Error {
+        var message: String
+        var undone: Bool
+    }
+
+    /// Writes `bytes` at the end. When the write fails or is short, the file is cut back to
+    /// its size before it (so that no partial record stays between whole ones) and this throws
+    /// ``WriteFailure``.
+    mutating func append(_ bytes: [UInt8]) throws {
+        var written = 0
+        while written < bytes.count {
+            let result = bytes.withUnsafeBytes { raw in
+                pwrite(descriptor, raw.baseAddress.map { $0 + written }, raw.count - written, off_t(size + written))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else {
+                let text = Self.errorText()
+                if ftruncate(descriptor, off_t(size)) != 0 {
+                    throw WriteFailure(message: "journal segment \(path): write failed (\(text)) and could not be undone (\(Self.errorText()))",
+                                       undone: false)
+                }
+                throw WriteFailure(message: "journal segment \(path): write failed: \(text)", undone: true)
+            }
+            written += result
+        }
+        size += bytes.count
+    }
+
+    /// The file's bytes up to ``size``.
+    func read() throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let result = bytes.withUnsafeMutableBytes { raw in
+                pread(descriptor, raw.baseAddress.map { $0 + done }, size - done, off_t(done))
+            }
+            if result < 0, errno == EINTR { continue }
+            guard result > 0 else { throw StorageError("journal segment \(path): read failed: \(Self.errorText())") }
+            done += result
+        }
+        return bytes
+    }
+
+    /// Cuts the file to `length` bytes (a torn tail found when reading it back).
+    mutating func truncate(to length: Int) throws {
+        guard ftruncate(descriptor, off_t(length)) == 0 else {
+            throw StorageError("journal segment \(path): truncate failed: \(Self.errorText())")
+        }
+        size = length
+    }
+
+    /// Flushes the file's data to the disk (`fdatasync`).
+    func sync() throws {
+        guard fdatasync(descriptor) == 0 else { throw StorageError("journal segment \(path): sync failed: \(Self.errorText())") }
+    }
+
+    func close() {
+        Glibc.close(descriptor)
+    }
+
+    /// Closes and deletes the file.
+    func delete() {
+        close()
+        unlink(path)
+    }
+
+    private static func errorText() -> String {
+        String(cString: strerror(errno))
+    }
+}

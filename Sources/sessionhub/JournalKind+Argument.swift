@@ -1,0 +1,5 @@
+import ArgumentParser
+import SessionHubServer
+
+/// `serve --journal sqlite|log`.
+extension JournalKind: ExpressibleByArgument {}
