@@ -18,14 +18,15 @@ struct LogJournalTests {
     }
 
     @Test("Records survive encoding, and a damaged byte ends what is read")
-    func recordCodec() {
+    func recordCodec() throws {
         let records: [LogRecord] = [
             .header(sessionId: "s1", startedAt: 42, body: Array(#"{"a":1}"#.utf8)),
             .entry(sessionId: "s1", seq: 7, timestamp: -3, kind: "line", body: Array("é{}".utf8)),
             .drop(sessionId: "s1"),
+            .start(previousSegment: 3, previousSize: 4096),
         ]
         var bytes: [UInt8] = []
-        for record in records { record.encode(into: &bytes) }
+        for record in records { try record.encode(into: &bytes) }
         var read: [LogRecord] = []
         bytes.withUnsafeBufferPointer { buffer in
             var offset = 0
@@ -39,7 +40,7 @@ struct LogJournalTests {
         // One flipped byte in the second record: the first is read, nothing after it.
         var damaged = bytes
         var first: [UInt8] = []
-        records[0].encode(into: &first)
+        try records[0].encode(into: &first)
         damaged[first.count + 12] ^= 0x40
         var count = 0
         damaged.withUnsafeBufferPointer { buffer in
@@ -98,7 +99,7 @@ struct LogJournalTests {
         // Half a record more, as an OS crash in the middle of a write can leave.
         let file = path + "/" + (try Self.segments(path).last ?? "")
         var extra: [UInt8] = []
-        LogRecord.entry(sessionId: "a", seq: 3, timestamp: 3, kind: "line", body: Array("xyz".utf8)).encode(into: &extra)
+        try LogRecord.entry(sessionId: "a", seq: 3, timestamp: 3, kind: "line", body: Array("xyz".utf8)).encode(into: &extra)
         let handle = try #require(FileHandle(forWritingAtPath: file))
         handle.seekToEndOfFile()
         handle.write(Data(extra.prefix(extra.count - 2)))
@@ -114,27 +115,78 @@ struct LogJournalTests {
         #expect(try await journal.entries(sessionId: "a").map(\.seq) == [1, 2, 3])
     }
 
-    @Test("A segment goes once every session with rows in it ended")
+    @Test("Segments go from the log's start once no open session has rows there, and ended sessions stay ended after a restart")
     func segmentsOfEndedSessionsGo() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         let path = dir.file("journal.log")
+        do {
+            let journal = try LogJournal(directory: path, segmentBytes: 4096)
+            try await journal.opened(Fixture.header("long"))
+            try await journal.append(Self.line("long", 1))
+            for round in 0..<20 {
+                let id = "short\(round)"
+                try await journal.opened(Fixture.header(id))
+                try await journal.append(contentsOf: (1...10).map { Self.line(id, $0) })
+                await journal.closed(sessionId: id)
+            }
+            // The long session holds the first segment, so every later one stays too: they hold
+            // the drops of sessions whose headers the first one holds.
+            #expect(try Self.segments(path).count > 3)
+            #expect(journal.usage.openSessions == 1)
+            journal.close()
+        }
+        do {
+            // Reopened (as after kill -9), only the long session is open.
+            let journal = try LogJournal(directory: path, segmentBytes: 4096)
+            #expect(try await journal.openSessions().map(\.sessionId) == ["long"])
+            #expect(try await journal.entries(sessionId: "long").map(\.seq) == [1])
+            await journal.closed(sessionId: "long")
+            #expect(try Self.segments(path).count == 1)
+            journal.close()
+        }
         let journal = try LogJournal(directory: path, segmentBytes: 4096)
         defer { journal.close() }
-        try await journal.opened(Fixture.header("long"))
-        try await journal.append(Self.line("long", 1))
-        for round in 0..<20 {
-            let id = "short\(round)"
-            try await journal.opened(Fixture.header(id))
-            try await journal.append(contentsOf: (1...10).map { Self.line(id, $0) })
-            await journal.closed(sessionId: id)
+        #expect(try await journal.openSessions().isEmpty)
+    }
+
+    @Test("A segment written after one that lost its tail is not read: a rebuild sees a prefix of the log")
+    func lostTailEndsTheLog() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let path = dir.file("journal.log")
+        do {
+            let journal = try LogJournal(directory: path, segmentBytes: 4096)
+            try await journal.opened(Fixture.header("a"))
+            for seq in 1...40 { try await journal.append(Self.line("a", seq)) }
+            journal.close()
         }
-        // The long session's first segment stays, the others' went (the current one aside).
         let files = try Self.segments(path)
-        #expect(files.count == 2, "\(files)")
-        #expect(journal.usage.openSessions == 1)
-        await journal.closed(sessionId: "long")
-        #expect(try Self.segments(path).count == 1)
+        #expect(files.count >= 3)
+        // An OS crash kept the second segment's file only up to a record boundary before its end
+        // (its last record lost whole), while the third reached the disk.
+        let second = path + "/" + files[1]
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: second)))
+        var offsets: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while let (_, next) = LogRecord.decode(buffer, at: offset) {
+                offsets.append(next)
+                offset = next
+            }
+        }
+        let keep = offsets[offsets.count - 2]
+        try Data(bytes.prefix(keep)).write(to: URL(fileURLWithPath: second))
+        let journal = try LogJournal(directory: path, segmentBytes: 4096)
+        defer { journal.close() }
+        let seqs = try await journal.entries(sessionId: "a").map(\.seq)
+        #expect(!seqs.isEmpty)
+        #expect(seqs == Array(1...seqs.count), "a hole in the rebuilt session: \(seqs)")
+        #expect(seqs.count < 40)
+        #expect(try Self.segments(path).count == 3, "later segments were not replaced by one fresh segment")
+        // And the log goes on from there.
+        try await journal.append(Self.line("a", seqs.count + 1))
+        #expect(try await journal.entries(sessionId: "a").map(\.seq) == Array(1...(seqs.count + 1)))
     }
 
     @Test("A long session's rows are copied forward out of old segments, and read back whole")

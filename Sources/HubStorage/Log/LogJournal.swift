@@ -11,46 +11,43 @@ import Synchronization
 /// at the end of the current segment (``LogRecord`` framing, a CRC-32 per record). The
 /// durability is that of the SQLite journal in WAL mode with `synchronous=NORMAL`: a written
 /// entry survives a crash or `kill -9` of the process (it is in the kernel's page cache); an OS
-/// crash or power loss can take back the last writes, never a record in the middle (a torn or
-/// missing record ends what is read back, and everything after it is dropped, so a rebuild sees a
-/// prefix of the log). Segments are `fdatasync`ed when they are rotated out (in the background).
+/// crash or power loss can take back the last writes. What is read back is always a prefix of
+/// what was written: a record cut short or damaged ends its segment there, and a segment whose
+/// start record does not match where the one before it ended (that one lost its tail) is not
+/// read, nor any after it.
 ///
-/// A segment holds about ``segmentBytes``; then the next one starts. A segment is deleted once no
-/// open session has rows in it. The rows of sessions open for long are copied forward out of old
-/// segments by ``compact()`` (the hub's upkeep), so the files on disk stay about
-/// ``keptSegments`` plus what open sessions hold.
+/// A segment holds about ``segmentBytes``; then the next one starts, and the full one is
+/// `fdatasync`ed in the background. Segments are deleted from the log's start only, each once no
+/// open session has rows in it (a later segment may hold the drop of a session an earlier one
+/// opened). The rows of sessions open for long are copied forward out of the oldest segments by
+/// ``compact(limit:)`` (the hub's upkeep), so the files on disk stay about ``keptSegments``
+/// plus what open sessions hold. Before anything is deleted because of a write (compacted rows,
+/// the drops of ``forgetEnded(in:)``, a move from another journal), that write is synced.
 ///
 /// Every record is a session's header (``opened(_:)``), an entry (its broadcast's wire text when
 /// it carries it, as ``JournalBody``), or the drop of an ended session (``closed(sessionId:)``).
 /// At start the journal reads every segment to learn which sessions are open and where their rows
 /// are; ``entries(sessionIds:)`` reads those segments again.
 public final class LogJournal: RecoverableJournal {
-    private struct Pending: Sendable {
-        var record: LogRecord
-        /// Resumed once the record's write ends; only the last record of a group appended
-        /// together carries one (a group is always in one write).
-        var continuation: CheckedContinuation<Void, any Error>?
-    }
-
-    private struct State: Sendable {
-        var pending: [Pending] = []
-        /// A commit is scheduled on the runner.
-        var scheduled = false
-        var closed = false
-        /// Uptime (ns) when the last commit took its batch.
-        var lastCommit: UInt64 = 0
-        var failNextCommits = 0
-        var commits = 0
-    }
-
     /// The files, under the journal's lock (commits, reads, compaction).
     private struct Files: Sendable {
         var current: LogSegment
-        /// Earlier segments still on disk, by id.
+        /// Earlier segments still on disk, by number.
         var older: [Int: LogSegment]
         var index: LogJournalIndex
         /// Set when a write failed and could not be undone: every later write fails with it.
         var broken: String?
+
+        /// Every segment on disk, oldest first.
+        var all: [LogSegment] { older.keys.sorted().compactMap { older[$0] } + [current] }
+
+        /// Deletes segments from the log's start while no open session has rows in them (never
+        /// the current one).
+        mutating func dropUnneededStart() {
+            while let oldest = older.keys.min(), !index.isLive(oldest) {
+                older.removeValue(forKey: oldest)?.delete()
+            }
+        }
     }
 
     /// The directory of the segment files.
@@ -59,17 +56,15 @@ public final class LogJournal: RecoverableJournal {
     public let segmentBytes: Int
     /// The least time between two commits.
     public let commitInterval: Duration
-    private let intervalNanoseconds: UInt64
     private let decoder: (any SessionEventDecoder)?
-    private let runner: any SQLiteCommitRunner
+    private let queue: GroupCommitQueue<LogRecord>
     private let files: Mutex<Files?>
-    private let state = Mutex(State())
     private let syncQueue = DispatchQueue(label: "sessionhub.journal.sync", qos: .utility)
 
     /// 16 MiB: at 9,000 deliveries/s a segment lasts about five seconds.
     public static let defaultSegmentBytes = 16 << 20
     /// Segments left as they are behind the current one: their sessions mostly end before
-    /// ``compact()`` would copy their rows forward.
+    /// ``compact(limit:)`` would copy their rows forward.
     public static let keptSegments = 4
 
     /// Where the journal of the store at `storePath` lives: a directory beside it,
@@ -80,9 +75,8 @@ public final class LogJournal: RecoverableJournal {
         return stem + "-journal.log"
     }
 
-    /// Opens (creating it if needed) the journal in `directory` and reads its segments back. A
-    /// record that is torn or missing ends the log there: that segment is cut back to it and
-    /// later ones are deleted.
+    /// Opens (creating it if needed) the journal in `directory` and reads its segments back,
+    /// keeping the longest prefix of whole records (the rest is cut off or deleted).
     /// - Parameters:
     ///   - decoder: reads back entries stored as wire text; without one, such rows cannot be read.
     ///   - runner: where the commits run (default: a dispatch queue of the journal's own).
@@ -97,50 +91,71 @@ public final class LogJournal: RecoverableJournal {
         self.directory = directory
         self.segmentBytes = max(4096, segmentBytes)
         self.commitInterval = commitInterval
-        let (seconds, attoseconds) = commitInterval.components
-        self.intervalNanoseconds = UInt64(max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000)
         self.decoder = decoder
-        self.runner = runner
+        self.queue = GroupCommitQueue(interval: commitInterval, runner: runner)
         self.files = Mutex(try Self.recover(directory: directory, segmentBytes: max(4096, segmentBytes)))
     }
 
     /// Reads every segment back in order; see ``init(directory:commitInterval:decoder:runner:segmentBytes:)``.
     private static func recover(directory: String, segmentBytes: Int) throws -> Files {
         var index = LogJournalIndex()
-        var segments: [LogSegment] = []
+        var kept: [LogSegment] = []
         var cut = false
         for id in try LogSegment.ids(in: directory) {
-            var segment = try LogSegment(directory: directory, id: id)
+            let segment = try LogSegment(directory: directory, id: id)
             if cut {
                 segment.delete()
                 continue
             }
             let bytes = try segment.read()
             var offset = 0
+            var records: [LogRecord] = []
             bytes.withUnsafeBufferPointer { buffer in
                 while let (record, next) = LogRecord.decode(buffer, at: offset) {
-                    index.replay(record, in: id)
+                    records.append(record)
                     offset = next
                 }
             }
+            // A segment starts where the one before it ended, else that one lost its tail (an OS
+            // crash) and nothing from here on follows from what is kept.
+            guard case .start(let previousId, let previousSize) = records.first,
+                  kept.last.map({ $0.id == previousId && $0.size == previousSize }) ?? true else {
+                segment.delete()
+                cut = true
+                continue
+            }
+            for record in records { index.replay(record, in: id) }
             if offset < bytes.count {
                 try segment.truncate(to: offset)
                 cut = true
             }
-            segments.append(segment)
+            kept.append(segment)
         }
         index.finishReplay()
         let current: LogSegment
-        if let last = segments.last, last.size < segmentBytes {
-            current = segments.removeLast()
+        if let last = kept.last, last.size < segmentBytes, !cut {
+            current = kept.removeLast()
         } else {
-            current = try LogSegment(directory: directory, id: (segments.last?.id ?? 0) + 1)
+            current = try newSegment(directory: directory, after: kept.last)
         }
-        var older: [Int: LogSegment] = [:]
-        for segment in segments {
-            if index.isLive(segment.id) { older[segment.id] = segment } else { segment.delete() }
+        var files = Files(current: current, older: Dictionary(uniqueKeysWithValues: kept.map { ($0.id, $0) }),
+                          index: index, broken: nil)
+        files.dropUnneededStart()
+        return files
+    }
+
+    /// Creates the segment after `previous` (the first one when nil) and writes its start record.
+    private static func newSegment(directory: String, after previous: LogSegment?) throws -> LogSegment {
+        let segment = try LogSegment(directory: directory, id: (previous?.id ?? 0) + 1)
+        var bytes: [UInt8] = []
+        try LogRecord.start(previousSegment: previous?.id ?? 0, previousSize: previous?.size ?? 0).encode(into: &bytes)
+        do {
+            try segment.append(bytes)
+        } catch let failure as LogSegment.WriteFailure {
+            segment.delete()
+            throw StorageError(failure.message)
         }
-        return Files(current: current, older: older, index: index, broken: nil)
+        return segment
     }
 
     // MARK: Writing
@@ -162,8 +177,8 @@ public final class LogJournal: RecoverableJournal {
                                    body: Array(try SQLiteStore.encode(header)))])
     }
 
-    /// Drops the session's rows in the next group commit (a drop record; its segments go once
-    /// no other open session needs them); returns once it is written.
+    /// Drops the session's rows in the next group commit (a drop record); returns once it is
+    /// written.
     public func closed(sessionId: String) async {
         try? await enqueue([.drop(sessionId: sessionId)])
     }
@@ -175,98 +190,65 @@ public final class LogJournal: RecoverableJournal {
 
     /// Queues records together (they share one write) and returns once it is done.
     private func enqueue(_ records: [LogRecord]) async throws {
-        guard !records.isEmpty else { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            var group = records.map { Pending(record: $0, continuation: nil) }
-            group[group.count - 1].continuation = continuation
-            let schedule = state.withLock { state -> UInt64?? in
-                if state.closed { return .some(nil) }
-                state.pending.append(contentsOf: group)
-                if state.scheduled { return nil }
-                state.scheduled = true
-                return .some(state.lastCommit + intervalNanoseconds)
-            }
-            switch schedule {
-            case .none:
-                break
-            case .some(.none):
-                continuation.resume(throwing: StorageError("journal is closed"))
-            case .some(.some(let at)):
-                runner.run(atUptimeNanoseconds: at) { self.files.withLock { self.commitPending(&$0) } }
-            }
-        }
+        try await queue.enqueue(records) { self.files.withLock { self.commitPending(&$0) } }
     }
 
     /// Takes everything queued and writes it at the end of the current segment in one write;
     /// runs holding the files' lock.
     private func commitPending(_ files: inout Files?) {
-        let (batch, inject) = state.withLock { state -> ([Pending], Bool) in
-            let batch = state.pending
-            state.pending.removeAll()
-            state.scheduled = false
-            guard !batch.isEmpty else { return ([], false) }
-            state.lastCommit = DispatchTime.now().uptimeNanoseconds
-            let inject = state.failNextCommits > 0
-            if inject { state.failNextCommits -= 1 }
-            return (batch, inject)
-        }
-        guard !batch.isEmpty else { return }
+        guard let batch = queue.take() else { return }
         do {
-            try write(batch.map(\.record), to: &files, inject: inject)
-            state.withLock { $0.commits += 1 }
-            for pending in batch { pending.continuation?.resume() }
+            try write(batch.rows, to: &files, inject: batch.inject)
+            queue.finish(batch, error: nil)
         } catch {
-            let failure = error as? StorageError ?? StorageError("journal write: \(error)")
-            for pending in batch { pending.continuation?.resume(throwing: failure) }
+            queue.finish(batch, error: error)
         }
     }
 
     /// Writes `records` in one write at the end of the current segment and takes them into the
-    /// index (deleting segments no open session needs any more), then starts a new segment when
-    /// this one is full.
+    /// index, then starts a new segment when this one is full and deletes the segments at the
+    /// log's start that no open session needs any more.
     private func write(_ records: [LogRecord], to files: inout Files?, inject: Bool = false) throws {
-        guard var current = files else { throw StorageError("journal is closed") }
-        if let broken = current.broken { throw StorageError(broken) }
+        guard var state = files.take() else { throw StorageError("journal is closed") }
+        defer { files = state }
+        if let broken = state.broken { throw StorageError(broken) }
         if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(records.reduce(0) { $0 + Self.estimatedSize($1) })
-        for record in records { record.encode(into: &bytes) }
+        for record in records { try record.encode(into: &bytes) }
         do {
-            try current.current.append(bytes)
+            try state.current.append(bytes)
         } catch let failure as LogSegment.WriteFailure {
-            if !failure.undone { current.broken = failure.message }
-            files = current
+            if !failure.undone { state.broken = failure.message }
             throw StorageError(failure.message)
         }
-        for record in records {
-            for id in current.index.apply(record, in: current.current.id) where id != current.current.id {
-                current.older.removeValue(forKey: id)?.delete()
-            }
+        for record in records { state.index.apply(record, in: state.current.id) }
+        if state.current.size >= segmentBytes, let next = try? Self.newSegment(directory: directory, after: state.current) {
+            // (When the next segment cannot be made, writing goes on in the full one.)
+            let full = state.current
+            state.older[full.id] = full
+            state.current = next
+            // Rotated out: to the disk in the background (recovery needs no more: a segment that
+            // lost its tail ends the log there).
+            syncQueue.async { try? full.sync() }
         }
-        if current.current.size >= segmentBytes {
-            let full = current.current
-            do {
-                current.current = try LogSegment(directory: directory, id: full.id + 1)
-                if current.index.isLive(full.id) {
-                    current.older[full.id] = full
-                    // Rotated out: its data goes to the disk in the background, so that an OS
-                    // crash cannot lose it once later segments are being written.
-                    syncQueue.async { try? full.sync() }
-                } else {
-                    full.delete()
-                }
-            } catch {
-                // Keep writing to the full segment; the next commit tries again.
-            }
-        }
-        files = current
+        state.dropUnneededStart()
     }
 
     private static func estimatedSize(_ record: LogRecord) -> Int {
         switch record {
         case .header(_, _, let body), .entry(_, _, _, _, let body): 80 + body.count
-        case .drop: 48
+        case .drop, .start: 48
         }
+    }
+
+    /// Syncs every segment to the disk, outside the lock (the files stay open while held).
+    private func syncAll() throws {
+        let segments = try files.withLock { files throws -> [LogSegment] in
+            guard let files else { throw StorageError("journal is closed") }
+            return files.all
+        }
+        for segment in segments { try segment.sync() }
     }
 
     // MARK: Reading
@@ -321,7 +303,9 @@ public final class LogJournal: RecoverableJournal {
                 segments.formUnion(session.segments)
             }
             for id in segments.sorted() {
-                guard let segment = id == files.current.id ? files.current : files.older[id] else { continue }
+                guard let segment = id == files.current.id ? files.current : files.older[id] else {
+                    throw StorageError("journal: segment \(LogSegment.fileName(id)) holds open sessions' rows and is missing")
+                }
                 let bytes = try segment.read()
                 bytes.withUnsafeBufferPointer { buffer in
                     var offset = 0
@@ -339,31 +323,32 @@ public final class LogJournal: RecoverableJournal {
 
     // MARK: Upkeep
 
-    /// Copies the rows of sessions still open out of old segments (all but the current one and
-    /// the ``keptSegments`` before it) to the end of the log, at most `limit` segments per call,
-    /// and deletes those segments; returns how many it deleted. Run it now and then (the hub's
-    /// upkeep). Each segment is read outside the lock and copied in one write, after the writes
-    /// queued before it.
+    /// Copies the rows of sessions still open out of the oldest segments (those beyond the
+    /// current one and the ``keptSegments`` before it) to the end of the log, at most `limit`
+    /// segments per call, and deletes them once the copies are synced; returns how many
+    /// segments it deleted. Run it now and then (the hub's upkeep). Each segment is read outside
+    /// the lock and copied in one write, after the writes queued before it.
     @discardableResult
     public func compact(limit: Int = 4) throws -> Int {
-        var deleted = 0
-        for _ in 0..<max(0, limit) {
-            // The oldest segment past the kept ones, and the open sessions with rows there.
-            let target = try files.withLock { files throws -> (LogSegment, Set<String>)? in
-                guard let files else { throw StorageError("journal is closed") }
-                let ids = files.older.keys.sorted()
-                guard ids.count > Self.keptSegments, let oldest = ids.first, let segment = files.older[oldest] else { return nil }
-                return (segment, files.index.live[oldest] ?? [])
-            }
-            guard let (segment, sessions) = target else { break }
-            let bytes = try segment.read()
+        // The oldest segments past the kept ones that open sessions still need.
+        let targets = try files.withLock { files throws -> [(LogSegment, Set<String>)] in
+            guard let files else { throw StorageError("journal is closed") }
+            return files.older.keys.sorted().dropLast(Self.keptSegments).compactMap { id -> (LogSegment, Set<String>)? in
+                guard let segment = files.older[id], let sessions = files.index.live[id], !sessions.isEmpty else { return nil }
+                return (segment, sessions)
+            }.prefix(max(0, limit)).map { $0 }
+        }
+        for (segment, sessions) in targets {
             var copies: [LogRecord] = []
+            let bytes = try segment.read()
             bytes.withUnsafeBufferPointer { buffer in
                 var offset = 0
                 while let (record, next) = LogRecord.decode(buffer, at: offset) {
                     offset = next
-                    if case .drop = record { continue }
-                    if sessions.contains(record.sessionId) { copies.append(record) }
+                    switch record {
+                    case .header, .entry: if sessions.contains(record.sessionId) { copies.append(record) }
+                    case .drop, .start: break
+                    }
                 }
             }
             try files.withLock { files throws in
@@ -372,22 +357,23 @@ public final class LogJournal: RecoverableJournal {
                 // Only sessions still open are copied: one that ended meanwhile has no header.
                 let open = copies.filter { before.index.sessions[$0.sessionId] != nil }
                 if !open.isEmpty { try write(open, to: &files) }
-                guard var after = files else { return }
-                // A segment whose sessions all ended meanwhile went with their drops.
-                if after.index.moved(sessions, from: segment.id), let gone = after.older.removeValue(forKey: segment.id) {
-                    gone.delete()
-                    deleted += 1
-                }
-                files = after
+                files?.index.moved(sessions, from: segment.id)
             }
         }
-        return deleted
+        guard !targets.isEmpty else { return 0 }
+        // The copies reach the disk before the segments they came from go.
+        try syncAll()
+        return files.withLock { files -> Int in
+            let before = files?.older.count ?? 0
+            files?.dropUnneededStart()
+            return before - (files?.older.count ?? 0)
+        }
     }
 
     /// Drops the sessions the store at `store` marked ended (``EndedSessionMarkers``), then the
-    /// markers; returns how many sessions it dropped. Run it before ``openSessions()`` at start
-    /// (a crash between a history write and ``closed(sessionId:)`` must not rebuild an ended
-    /// session) and now and then.
+    /// markers (once the drops are synced); returns how many sessions it dropped. Run it before
+    /// ``openSessions()`` at start (a crash between a history write and ``closed(sessionId:)``
+    /// must not rebuild an ended session) and now and then.
     @discardableResult
     public func forgetEnded(in store: SQLiteDatabase) throws -> Int {
         guard let (newest, ended) = try EndedSessionMarkers.read(from: store) else { return 0 }
@@ -398,6 +384,7 @@ public final class LogJournal: RecoverableJournal {
             if !drops.isEmpty { try write(drops, to: &files) }
             return drops.count
         }
+        if dropped > 0 { try syncAll() }
         try EndedSessionMarkers.prune(upTo: newest, in: store)
         return dropped
     }
@@ -418,8 +405,9 @@ public final class LogJournal: RecoverableJournal {
         }.sorted { ($0.startedAt, $0.sessionId) < ($1.startedAt, $1.sessionId) }
     }
 
-    /// Writes `sessions` (exported from another journal) in one write, after what is queued. A
-    /// session already here gets its rows again: reads take a repeated `seq` once.
+    /// Writes `sessions` (exported from another journal) in one write, after what is queued, and
+    /// syncs it (the caller deletes the other journal next). A session already here gets its
+    /// rows again: reads take a repeated `seq` once.
     public func importSessions(_ sessions: [ExportedJournalSession]) throws {
         var records: [LogRecord] = []
         for session in sessions {
@@ -434,6 +422,7 @@ public final class LogJournal: RecoverableJournal {
             commitPending(&files)
             try write(records, to: &files)
         }
+        try syncAll()
     }
 
     /// Files on disk and what they hold, for metrics and tests: segments (the current one
@@ -441,23 +430,18 @@ public final class LogJournal: RecoverableJournal {
     public var usage: (segments: Int, bytes: Int, openSessions: Int) {
         files.withLock { files in
             guard let files else { return (0, 0, 0) }
-            return (files.older.count + 1, files.older.values.reduce(files.current.size) { $0 + $1.size },
-                    files.index.sessions.count)
+            return (files.older.count + 1, files.all.reduce(0) { $0 + $1.size }, files.index.sessions.count)
         }
     }
 
     // MARK: Lifecycle
 
-    /// Writes what is queued, then refuses further appends (they throw) and closes the files.
-    /// Idempotent.
+    /// Writes what is queued, then refuses further appends (they throw) and closes the files
+    /// (once their background syncs are done). Idempotent.
     public func close() {
-        state.withLock { $0.closed = true }
+        queue.close()
         files.withLock { files in
             commitPending(&files)
-            if let current = files {
-                current.current.close()
-                for segment in current.older.values { segment.close() }
-            }
             files = nil
         }
         syncQueue.sync {}
@@ -466,13 +450,13 @@ public final class LogJournal: RecoverableJournal {
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail and their appends
     /// throw. 0 (the default) in production.
     public var failNextCommits: Int {
-        get { state.withLock { $0.failNextCommits } }
-        set { state.withLock { $0.failNextCommits = max(0, newValue) } }
+        get { queue.failNextCommits }
+        set { queue.failNextCommits = newValue }
     }
 
     /// Appends queued and not yet written, for metrics and tests.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    public var pendingCount: Int { queue.pendingCount }
 
     /// Writes done so far (one per batch), for metrics and tests.
-    public var commitCount: Int { state.withLock { $0.commits } }
+    public var commitCount: Int { queue.commitCount }
 }

@@ -3,8 +3,9 @@
 /// there. Built by replaying every record at start (``replay(_:in:)``, then
 /// ``finishReplay()``), then kept current by each commit (``apply(_:in:)``).
 ///
-/// A segment that no open session needs any more can be deleted: ``apply(_:in:)`` and
-/// ``moved(_:from:)`` say which ones just became so.
+/// A segment is deleted only from the log's start (the oldest one on disk), once no open session
+/// has rows in it (``isLive(_:)``): a later segment may hold the drop that ends a session whose
+/// header an earlier one holds, and must outlive it.
 struct LogJournalIndex {
     struct Session {
         /// The header's `startedAt` and body (``SessionHeader`` JSON); nil while a replay has
@@ -21,22 +22,20 @@ struct LogJournalIndex {
     /// theirs to keep. Empty outside a replay.
     private var dropped: Set<String> = []
 
-    /// Takes in a record just written to `segment`; returns the segments no open session needs
-    /// any more because of it (a drop's). An entry of a session that has no header here (it
-    /// was dropped while the entry was queued) is not kept.
-    @discardableResult
-    mutating func apply(_ record: LogRecord, in segment: Int) -> [Int] {
+    /// Takes in a record just written to `segment`. An entry of a session that has no header here
+    /// (it was dropped while the entry was queued) is not kept.
+    mutating func apply(_ record: LogRecord, in segment: Int) {
         switch record {
         case .header(let sessionId, let startedAt, let body):
             sessions[sessionId, default: Session(header: nil, segments: [])].header = (startedAt, body)
             add(sessionId, segment)
-            return []
         case .entry(let sessionId, _, _, _, _):
-            guard sessions[sessionId] != nil else { return [] }
+            guard sessions[sessionId] != nil else { return }
             add(sessionId, segment)
-            return []
         case .drop(let sessionId):
-            return remove(sessionId)
+            remove(sessionId)
+        case .start:
+            break
         }
     }
 
@@ -52,7 +51,7 @@ struct LogJournalIndex {
         case .drop(let sessionId):
             dropped.insert(sessionId)
             remove(sessionId)
-        case .header:
+        case .header, .start:
             apply(record, in: segment)
         }
     }
@@ -65,17 +64,13 @@ struct LogJournalIndex {
     }
 
     /// `moved` sessions' rows were copied out of `segment` into a later one (already applied):
-    /// the segment no longer holds them. Returns whether no open session needs it any more.
-    mutating func moved(_ moved: Set<String>, from segment: Int) -> Bool {
+    /// the segment no longer holds them.
+    mutating func moved(_ moved: Set<String>, from segment: Int) {
         for sessionId in moved {
             sessions[sessionId]?.segments.remove(segment)
             live[segment]?.remove(sessionId)
         }
-        if live[segment]?.isEmpty ?? true {
-            live[segment] = nil
-            return true
-        }
-        return false
+        if live[segment]?.isEmpty == true { live[segment] = nil }
     }
 
     /// Whether an open session has rows in `segment`.
@@ -89,17 +84,11 @@ struct LogJournalIndex {
         }
     }
 
-    @discardableResult
-    private mutating func remove(_ sessionId: String) -> [Int] {
-        guard let session = sessions.removeValue(forKey: sessionId) else { return [] }
-        var emptied: [Int] = []
-        for id in session.segments.sorted() {
+    private mutating func remove(_ sessionId: String) {
+        guard let session = sessions.removeValue(forKey: sessionId) else { return }
+        for id in session.segments {
             live[id]?.remove(sessionId)
-            if live[id]?.isEmpty == true {
-                live[id] = nil
-                emptied.append(id)
-            }
+            if live[id]?.isEmpty == true { live[id] = nil }
         }
-        return emptied
     }
 }

@@ -1,18 +1,22 @@
 import CZlib
 
-/// One record of a ``LogJournal`` segment: a session's header, one of its entries, or the drop
-/// of a session that ended.
+/// One record of a ``LogJournal`` segment: a session's header, one of its entries, the drop of a
+/// session that ended, or the start of a segment.
 ///
 /// On disk (little-endian): `length` (UInt32, the bytes after the checksum), `crc` (UInt32,
-/// CRC-32 of those bytes), then `kind` (UInt8: 1 header, 2 entry, 3 drop), the session id
-/// (UInt16 length + UTF-8), and by kind: a header's `startedAt` (Int64) and body; an entry's
-/// `seq` and `timestamp` (Int64 each), its event kind (UInt8 length + UTF-8) and body (the
-/// broadcast's wire text, ``JournalBody``); nothing for a drop. A record whose checksum or shape
-/// is wrong ends what a scan reads (a write torn by an OS crash).
+/// CRC-32 of those bytes), then `kind` (UInt8: 1 header, 2 entry, 3 drop, 4 start), the session
+/// id (UInt16 length + UTF-8; empty for a start), and by kind: a header's `startedAt` (Int64) and
+/// body; an entry's `seq` and `timestamp` (Int64 each), its event kind (UInt8 length + UTF-8) and
+/// body (the broadcast's wire text, ``JournalBody``); nothing for a drop; for a start, the
+/// previous segment's number and size (Int64 each), so that a segment written after one whose
+/// tail an OS crash lost is not read past that loss. A record whose checksum or shape is wrong
+/// ends what a scan reads (a write torn by an OS crash).
 package enum LogRecord: Equatable, Sendable {
     case header(sessionId: String, startedAt: Int64, body: [UInt8])
     case entry(sessionId: String, seq: Int, timestamp: Int64, kind: String, body: [UInt8])
     case drop(sessionId: String)
+    /// The first record of every segment: where the one before it ended.
+    case start(previousSegment: Int, previousSize: Int)
 
     /// The largest record a segment accepts (length field), far above any entry the hub writes
     /// (a message is at most 16 KiB; a header a few hundred bytes).
@@ -22,11 +26,14 @@ package enum LogRecord: Equatable, Sendable {
     package var sessionId: String {
         switch self {
         case .header(let sessionId, _, _), .entry(let sessionId, _, _, _, _), .drop(let sessionId): sessionId
+        case .start: ""
         }
     }
 
     /// Appends the record's bytes (length, checksum, payload) to `buffer`.
-    package func encode(into buffer: inout [UInt8]) {
+    /// - Throws: ``StorageError`` when the record is over ``maxLength`` or its event kind over 255
+    ///   bytes (`buffer` is then left as it was).
+    package func encode(into buffer: inout [UInt8]) throws {
         let start = buffer.count
         buffer.append(contentsOf: [UInt8](repeating: 0, count: 8))
         switch self {
@@ -40,15 +47,28 @@ package enum LogRecord: Equatable, Sendable {
             Self.appendString16(sessionId, to: &buffer)
             Self.append(UInt64(bitPattern: Int64(seq)), to: &buffer)
             Self.append(UInt64(bitPattern: timestamp), to: &buffer)
-            let kindBytes = Array(kind.utf8.prefix(255))
+            let kindBytes = Array(kind.utf8)
+            guard kindBytes.count <= 255 else {
+                buffer.removeSubrange(start...)
+                throw StorageError("journal: event kind over 255 bytes")
+            }
             buffer.append(UInt8(kindBytes.count))
             buffer.append(contentsOf: kindBytes)
             buffer.append(contentsOf: body)
         case .drop(let sessionId):
             buffer.append(3)
             Self.appendString16(sessionId, to: &buffer)
+        case .start(let previousSegment, let previousSize):
+            buffer.append(4)
+            Self.appendString16("", to: &buffer)
+            Self.append(UInt64(bitPattern: Int64(previousSegment)), to: &buffer)
+            Self.append(UInt64(bitPattern: Int64(previousSize)), to: &buffer)
         }
         let length = buffer.count - start - 8
+        guard length <= Self.maxLength else {
+            buffer.removeSubrange(start...)
+            throw StorageError("journal: a record of \(length) bytes is over the limit (\(Self.maxLength))")
+        }
         let crc = buffer.withUnsafeBufferPointer { Self.crc32($0[(start + 8)...]) }
         Self.put(UInt32(length), at: start, in: &buffer)
         Self.put(crc, at: start + 4, in: &buffer)
@@ -78,6 +98,10 @@ package enum LogRecord: Equatable, Sendable {
         case 3:
             guard reader.atEnd else { return nil }
             record = .drop(sessionId: sessionId)
+        case 4:
+            guard let previous = reader.int64(), let size = reader.int64(), reader.atEnd,
+                  let previousSegment = Int(exactly: previous), let previousSize = Int(exactly: size) else { return nil }
+            record = .start(previousSegment: previousSegment, previousSize: previousSize)
         default:
             return nil
         }
@@ -127,7 +151,7 @@ package enum LogRecord: Equatable, Sendable {
     }
 
     private static func appendString16(_ string: String, to buffer: inout [UInt8]) {
-        let bytes = Array(string.utf8.prefix(Int(UInt16.max)))
+        let bytes = Array(string.utf8.prefix(Int(UInt16.max)))  // session ids are 32 hex digits
         buffer.append(UInt8(bytes.count & 0xff))
         buffer.append(UInt8(bytes.count >> 8))
         buffer.append(contentsOf: bytes)

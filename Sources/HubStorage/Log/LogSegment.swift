@@ -3,31 +3,41 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// One file of a ``LogJournal``: records appended at its end with `pwrite`, read back whole.
 ///
-/// Not thread-safe: the journal uses it under its lock.
-struct LogSegment {
+/// Appends come from one thread at a time (the journal's lock); reads may run beside them. The
+/// file descriptor lives as long as the object, so a reader holding a segment never reads
+/// through a descriptor that was closed and reused; ``delete()`` only unlinks the file.
+final class LogSegment: Sendable {
     /// The segment's number; files are named after it (``fileName(_:)``) and read in its order.
     let id: Int
     let path: String
-    private(set) var size: Int
     private let descriptor: Int32
+    private let length: Atomic<Int>
+
+    /// Bytes written (and whole, after a cut).
+    var size: Int { length.load(ordering: .acquiring) }
 
     /// Opens segment `id` in `directory`, creating it (empty) if needed.
     init(directory: String, id: Int) throws {
         self.id = id
         self.path = directory + "/" + Self.fileName(id)
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StorageError("journal segment \(path): \(Self.errorText())") }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let text = Self.errorText()
-            Glibc.close(descriptor)
+            close(descriptor)
             throw StorageError("journal segment \(path): \(text)")
         }
         self.descriptor = descriptor
-        self.size = Int(status.st_size)
+        self.length = Atomic(Int(status.st_size))
+    }
+
+    deinit {
+        close(descriptor)
     }
 
     /// `journal-00000042.log` for 42.
@@ -60,16 +70,17 @@ struct LogSegment {
     /// Writes `bytes` at the end. When the write fails or is short, the file is cut back to
     /// its size before it (so that no partial record stays between whole ones) and this throws
     /// ``WriteFailure``.
-    mutating func append(_ bytes: [UInt8]) throws {
+    func append(_ bytes: [UInt8]) throws {
+        let start = size
         var written = 0
         while written < bytes.count {
             let result = bytes.withUnsafeBytes { raw in
-                pwrite(descriptor, raw.baseAddress.map { $0 + written }, raw.count - written, off_t(size + written))
+                pwrite(descriptor, raw.baseAddress.map { $0 + written }, raw.count - written, off_t(start + written))
             }
             if result < 0, errno == EINTR { continue }
             guard result > 0 else {
-                let text = Self.errorText()
-                if ftruncate(descriptor, off_t(size)) != 0 {
+                let text = result == 0 ? "nothing written" : Self.errorText()
+                if ftruncate(descriptor, off_t(start)) != 0 {
                     throw WriteFailure(message: "journal segment \(path): write failed (\(text)) and could not be undone (\(Self.errorText()))",
                                        undone: false)
                 }
@@ -77,30 +88,33 @@ struct LogSegment {
             }
             written += result
         }
-        size += bytes.count
+        length.store(start + bytes.count, ordering: .releasing)
     }
 
     /// The file's bytes up to ``size``.
     func read() throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: size)
+        let count = size
+        var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
-        while done < size {
+        while done < count {
             let result = bytes.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress.map { $0 + done }, size - done, off_t(done))
+                pread(descriptor, raw.baseAddress.map { $0 + done }, count - done, off_t(done))
             }
             if result < 0, errno == EINTR { continue }
-            guard result > 0 else { throw StorageError("journal segment \(path): read failed: \(Self.errorText())") }
+            guard result > 0 else {
+                throw StorageError("journal segment \(path): read failed: \(result == 0 ? "file shorter than written" : Self.errorText())")
+            }
             done += result
         }
         return bytes
     }
 
     /// Cuts the file to `length` bytes (a torn tail found when reading it back).
-    mutating func truncate(to length: Int) throws {
-        guard ftruncate(descriptor, off_t(length)) == 0 else {
+    func truncate(to newLength: Int) throws {
+        guard ftruncate(descriptor, off_t(newLength)) == 0 else {
             throw StorageError("journal segment \(path): truncate failed: \(Self.errorText())")
         }
-        size = length
+        length.store(newLength, ordering: .releasing)
     }
 
     /// Flushes the file's data to the disk (`fdatasync`).
@@ -108,13 +122,8 @@ struct LogSegment {
         guard fdatasync(descriptor) == 0 else { throw StorageError("journal segment \(path): sync failed: \(Self.errorText())") }
     }
 
-    func close() {
-        Glibc.close(descriptor)
-    }
-
-    /// Closes and deletes the file.
+    /// Deletes the file; the descriptor closes once nobody holds the segment.
     func delete() {
-        close()
         unlink(path)
     }
 

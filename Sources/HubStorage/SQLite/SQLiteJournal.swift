@@ -23,9 +23,9 @@ import Synchronization
 /// ``entries(sessionId:)``; forget a session with ``remove(sessionId:)`` once it is sealed into
 /// history. Call ``close()`` on shutdown: it commits what is queued and refuses later appends.
 public final class SQLiteJournal: RecoverableJournal {
-    private struct Pending: Sendable {
-        /// What to write: an entry, a session's header (``opened(_:)``), or the removal of an
-        /// ended session's rows (``closed(sessionId:)``).
+    /// A queued row: an entry, a session's header (``opened(_:)``), or the removal of an ended
+    /// session's rows (``closed(sessionId:)``).
+    private struct Queued: Sendable {
         enum Row: Sendable {
             case entry(seq: Int, timestamp: Int64, kind: String)
             case header(startedAt: Int64)
@@ -35,38 +35,17 @@ public final class SQLiteJournal: RecoverableJournal {
         var sessionId: String
         var row: Row
         var body: [UInt8]
-        /// Resumed once the row's transaction ends; only the last row of a group appended
-        /// together carries one (the group is always in one transaction).
-        var continuation: CheckedContinuation<Void, any Error>?
-    }
-
-    private struct State: Sendable {
-        var pending: [Pending] = []
-        /// A commit is scheduled on the runner.
-        var scheduled = false
-        var closed = false
-        /// Uptime (ns) when the last commit took its batch.
-        var lastCommit: UInt64 = 0
-        var failNextCommits = 0
-        var commits = 0
-    }
-
-    private enum Admission: Sendable {
-        case queued
-        case schedule(at: UInt64)
-        case closed
     }
 
     /// The database the entries go to.
     public let database: SQLiteDatabase
     /// The least time between two commits.
     public let commitInterval: Duration
-    private let intervalNanoseconds: UInt64
     private let ownsDatabase: Bool
     /// The checkpointer of a journal in its own file.
     private let checkpointer: SQLiteCheckpointer?
     private let decoder: (any SessionEventDecoder)?
-    private let runner: any SQLiteCommitRunner
+    private let queue: GroupCommitQueue<Queued>
     /// Held by a commit and by the journal's exclusive work, so that no two of them overlap;
     /// holds the position (`pos`) the next entry gets, nil until read from the file.
     private let exclusive = Mutex<Int64?>(nil)
@@ -74,7 +53,6 @@ public final class SQLiteJournal: RecoverableJournal {
     private let sweptAt = Mutex<Int64>(0)
     /// Slices ``sweepEnded()`` has deleted rows in (one transaction each), for tests.
     let sweepTransactions = Mutex(0)
-    private let state = Mutex(State())
 
     /// A journal on a shared database (recommended: the store's ``SQLiteStore/database``, so the
     /// journal and history writes take turns on one connection instead of polling SQLite's
@@ -86,10 +64,9 @@ public final class SQLiteJournal: RecoverableJournal {
     public init(database: SQLiteDatabase, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
                 runner: any SQLiteCommitRunner = DispatchCommitRunner()) {
         self.database = database
-        self.runner = runner
+        self.queue = GroupCommitQueue(interval: commitInterval, runner: runner)
         self.decoder = decoder
         self.commitInterval = commitInterval
-        self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = false
         self.checkpointer = nil
     }
@@ -109,10 +86,9 @@ public final class SQLiteJournal: RecoverableJournal {
         (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteJournalSchema.migrations,
                                                                      interval: checkpointInterval)
         try database.withConnection { try $0.execute("PRAGMA cache_size=-\(Self.pageCacheKiB)") }
-        self.runner = runner
+        self.queue = GroupCommitQueue(interval: commitInterval, runner: runner)
         self.decoder = decoder
         self.commitInterval = commitInterval
-        self.intervalNanoseconds = Self.nanoseconds(commitInterval)
         self.ownsDatabase = true
     }
 
@@ -139,7 +115,7 @@ public final class SQLiteJournal: RecoverableJournal {
 
     /// Appends entries in one transaction (the next group commit); returns once it committed.
     public func append(contentsOf entries: [JournalEntry]) async throws {
-        var rows: [(String, Pending.Row, [UInt8])] = []
+        var rows: [(String, Queued.Row, [UInt8])] = []
         rows.reserveCapacity(entries.count)
         for entry in entries {
             let (kind, body) = try JournalBody.encode(entry)
@@ -154,34 +130,15 @@ public final class SQLiteJournal: RecoverableJournal {
     }
 
     /// Queues one row and returns once its transaction committed.
-    private func enqueue(_ sessionId: String, _ row: Pending.Row, body: [UInt8]) async throws {
+    private func enqueue(_ sessionId: String, _ row: Queued.Row, body: [UInt8]) async throws {
         try await enqueue([(sessionId, row, body)])
     }
 
     /// Queues rows together (the committer takes everything queued, so they share one
     /// transaction) and returns once it committed.
-    private func enqueue(_ rows: [(String, Pending.Row, [UInt8])]) async throws {
-        guard !rows.isEmpty else { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            var group = rows.indices.map { index in
-                Pending(sessionId: rows[index].0, row: rows[index].1, body: rows[index].2, continuation: nil)
-            }
-            group[group.count - 1].continuation = continuation
-            let admission = state.withLock { state -> Admission in
-                if state.closed { return .closed }
-                state.pending.append(contentsOf: group)
-                if state.scheduled { return .queued }
-                state.scheduled = true
-                return .schedule(at: state.lastCommit + intervalNanoseconds)
-            }
-            switch admission {
-            case .queued:
-                break
-            case .closed:
-                continuation.resume(throwing: StorageError("journal is closed"))
-            case .schedule(let at):
-                runner.run(atUptimeNanoseconds: at) { self.exclusive.withLock { self.commitPending(&$0) } }
-            }
+    private func enqueue(_ rows: [(String, Queued.Row, [UInt8])]) async throws {
+        try await queue.enqueue(rows.map { Queued(sessionId: $0.0, row: $0.1, body: $0.2) }) {
+            self.exclusive.withLock { self.commitPending(&$0) }
         }
     }
 
@@ -272,7 +229,7 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Commits what is queued, then refuses further appends (they throw). Closes the database if
     /// the journal opened it. Idempotent.
     public func close() {
-        state.withLock { $0.closed = true }
+        queue.close()
         exclusive.withLock { commitPending(&$0) }
         checkpointer?.close()
         if ownsDatabase { database.close() }
@@ -382,7 +339,9 @@ public final class SQLiteJournal: RecoverableJournal {
     }
 
     /// Writes `sessions` (exported from another journal) in one transaction, after what is
-    /// queued. A session already here gets its rows again: reads take a repeated `seq` once.
+    /// queued, and checkpoints it into the file with its `fsync`s (the caller deletes the other
+    /// journal next). A session already here gets its rows again: reads take a repeated `seq`
+    /// once.
     public func importSessions(_ sessions: [ExportedJournalSession]) throws {
         guard !sessions.isEmpty else { return }
         try exclusive.withLock { position in
@@ -402,6 +361,9 @@ public final class SQLiteJournal: RecoverableJournal {
                 }
                 return next
             }
+        }
+        try database.withConnection { db in
+            _ = try db.queryFirst("PRAGMA wal_checkpoint(FULL)") { $0.int(0) }
         }
     }
 
@@ -481,37 +443,27 @@ public final class SQLiteJournal: RecoverableJournal {
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail (rolled back)
     /// and their appends throw. 0 (the default) in production.
     public var failNextCommits: Int {
-        get { state.withLock { $0.failNextCommits } }
-        set { state.withLock { $0.failNextCommits = max(0, newValue) } }
+        get { queue.failNextCommits }
+        set { queue.failNextCommits = newValue }
     }
 
     /// Appends queued and not yet committed, for metrics and tests.
-    public var pendingCount: Int { state.withLock { $0.pending.count } }
+    public var pendingCount: Int { queue.pendingCount }
 
     /// Transactions committed so far (one per batch), for metrics and tests.
-    public var commitCount: Int { state.withLock { $0.commits } }
+    public var commitCount: Int { queue.commitCount }
 
     // MARK: Committer
 
     /// Takes everything queued and writes it in one transaction; runs holding `exclusive`,
     /// whose `position` it advances.
     private func commitPending(_ position: inout Int64?) {
-        let (batch, inject) = state.withLock { state -> ([Pending], Bool) in
-            let batch = state.pending
-            state.pending.removeAll()
-            state.scheduled = false
-            guard !batch.isEmpty else { return ([], false) }
-            state.lastCommit = DispatchTime.now().uptimeNanoseconds
-            let inject = state.failNextCommits > 0
-            if inject { state.failNextCommits -= 1 }
-            return (batch, inject)
-        }
-        guard !batch.isEmpty else { return }
+        guard let batch = queue.take() else { return }
         do {
             position = try database.transaction { db -> Int64 in
                 var next = try position ?? SQLiteJournal.nextPosition(db)
                 var dropped = false
-                for pending in batch {
+                for pending in batch.rows {
                     switch pending.row {
                     case .entry(let seq, let timestamp, let kind):
                         // Appended at the table's end, whatever the session. A (session, seq)
@@ -530,14 +482,12 @@ public final class SQLiteJournal: RecoverableJournal {
                     }
                 }
                 if dropped { try SQLiteJournal.dropOlderThanOpenSessions(next: next, db) }
-                if inject { throw StorageError("injected journal commit failure (failNextCommits)") }
+                if batch.inject { throw StorageError("injected journal commit failure (failNextCommits)") }
                 return next
             }
-            state.withLock { $0.commits += 1 }
-            for entry in batch { entry.continuation?.resume() }
+            queue.finish(batch, error: nil)
         } catch {
-            let failure = error as? StorageError ?? StorageError("journal commit: \(error)")
-            for entry in batch { entry.continuation?.resume(throwing: failure) }
+            queue.finish(batch, error: error)
         }
     }
 
@@ -582,11 +532,5 @@ public final class SQLiteJournal: RecoverableJournal {
     static func drop(_ sessionId: String, _ db: SQLiteConnection) throws {
         try db.run("DELETE FROM journal WHERE session_id = ?", [.text(sessionId)])
         try db.run("DELETE FROM journal_sessions WHERE session_id = ?", [.text(sessionId)])
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        let total = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        return UInt64(total)
     }
 }

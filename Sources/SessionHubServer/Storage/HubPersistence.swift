@@ -164,9 +164,9 @@ public struct HubPersistence: Sendable {
     }
 
     /// Moves the open sessions of an SQLite journal file beside the store at `storePath` (left by
-    /// a hub that ran with `--journal sqlite`) through `write`, then deletes the file; returns how
-    /// many sessions moved. A crash in between moves them again at the next start: a journal
-    /// reads a repeated row once.
+    /// a hub that ran with `--journal sqlite`) through `write` (which makes them durable), then
+    /// deletes the file; returns how many sessions moved. A crash in between moves them again at
+    /// the next start: a journal reads a repeated row once.
     static func moveSQLiteJournal(besideStore storePath: String,
                                   into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
         let path = SQLiteJournal.path(besideStore: storePath)
@@ -181,18 +181,22 @@ public struct HubPersistence: Sendable {
             throw error
         }
         old.close()
-        for file in [path, path + "-wal", path + "-shm"] where FileManager.default.fileExists(atPath: file) {
+        // The WAL and its index before the file they belong to.
+        for file in [path + "-wal", path + "-shm", path] where FileManager.default.fileExists(atPath: file) {
             try FileManager.default.removeItem(atPath: file)
         }
         return sessions.count
     }
 
     /// Moves the open sessions of a log journal beside the store at `storePath` (left by a hub
-    /// that ran with `--journal log`) through `write`, then deletes its directory; returns how
-    /// many sessions moved.
+    /// that ran with `--journal log`) through `write` (which makes them durable), then deletes
+    /// its directory: renamed first (one step), so that a crash in the middle of deleting it
+    /// never leaves a part of it to be read as a journal. Returns how many sessions moved.
     static func moveLogJournal(besideStore storePath: String,
                                into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
         let directory = LogJournal.directory(besideStore: storePath)
+        let removed = directory + ".removed"
+        if FileManager.default.fileExists(atPath: removed) { try FileManager.default.removeItem(atPath: removed) }
         guard FileManager.default.fileExists(atPath: directory) else { return 0 }
         let old = try LogJournal(directory: directory, decoder: BroadcastDecoder())
         let sessions: [ExportedJournalSession]
@@ -204,7 +208,8 @@ public struct HubPersistence: Sendable {
             throw error
         }
         old.close()
-        try FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.moveItem(atPath: directory, toPath: removed)
+        try FileManager.default.removeItem(atPath: removed)
         return sessions.count
     }
 }
