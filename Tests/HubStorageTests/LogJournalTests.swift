@@ -12,6 +12,12 @@ struct LogJournalTests {
         SQLiteJournalFileTests.line(sessionId, seq)
     }
 
+    /// A fresh temporary directory and the journal's directory in it.
+    static func logDirectory() throws -> (TemporaryDirectory, String) {
+        let dir = try TemporaryDirectory()
+        return (dir, dir.file("journal.log"))
+    }
+
     /// Segment files in `directory`.
     static func segments(_ directory: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
@@ -60,9 +66,8 @@ struct LogJournalTests {
 
     @Test("Open sessions and their entries come back after a restart; an ended one does not")
     func restart() async throws {
-        let dir = try TemporaryDirectory()
+        let (dir, path) = try Self.logDirectory()
         defer { dir.remove() }
-        let path = dir.file("journal.log")
         do {
             let journal = try LogJournal(directory: path)
             for id in ["a", "b"] {
@@ -87,9 +92,8 @@ struct LogJournalTests {
 
     @Test("A torn write at the end is cut off, and what came before it stays")
     func tornTail() async throws {
-        let dir = try TemporaryDirectory()
+        let (dir, path) = try Self.logDirectory()
         defer { dir.remove() }
-        let path = dir.file("journal.log")
         do {
             let journal = try LogJournal(directory: path)
             try await journal.opened(Fixture.header("a"))
@@ -117,9 +121,8 @@ struct LogJournalTests {
 
     @Test("Segments go from the log's start once no open session has rows there, and ended sessions stay ended after a restart")
     func segmentsOfEndedSessionsGo() async throws {
-        let dir = try TemporaryDirectory()
+        let (dir, path) = try Self.logDirectory()
         defer { dir.remove() }
-        let path = dir.file("journal.log")
         do {
             let journal = try LogJournal(directory: path, segmentBytes: 4096)
             try await journal.opened(Fixture.header("long"))
@@ -152,9 +155,8 @@ struct LogJournalTests {
 
     @Test("A segment written after one that lost its tail is not read: a rebuild sees a prefix of the log")
     func lostTailEndsTheLog() async throws {
-        let dir = try TemporaryDirectory()
+        let (dir, path) = try Self.logDirectory()
         defer { dir.remove() }
-        let path = dir.file("journal.log")
         do {
             let journal = try LogJournal(directory: path, segmentBytes: 4096)
             try await journal.opened(Fixture.header("a"))
@@ -191,9 +193,8 @@ struct LogJournalTests {
 
     @Test("A long session's rows are copied forward out of old segments, and read back whole")
     func compaction() async throws {
-        let dir = try TemporaryDirectory()
+        let (dir, path) = try Self.logDirectory()
         defer { dir.remove() }
-        let path = dir.file("journal.log")
         do {
             let journal = try LogJournal(directory: path, segmentBytes: 4096)
             try await journal.opened(Fixture.header("long"))

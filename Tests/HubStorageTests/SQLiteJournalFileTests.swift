@@ -98,7 +98,7 @@ struct SQLiteJournalFileTests {
             journal.close()
             store.close()
         }
-        #expect(try journal.adoptRows(from: store.database) == 4)
+        #expect(try journal.adoptRows(from: store.database) == 1)
         #expect(try store.count("journal") == 0)
         #expect(try store.count("journal_sessions") == 0)
         #expect(try await journal.openSessions().map(\.sessionId) == ["old"])

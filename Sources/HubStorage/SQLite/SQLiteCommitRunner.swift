@@ -10,7 +10,7 @@
 /// The journal never runs two commits at once whatever the runner does: it takes a lock of its
 /// own around each commit and around its exclusive work (``SQLiteJournal/remove(sessionId:)``,
 /// ``SQLiteJournal/forgetEnded(in:)``, ``SQLiteJournal/sweepEnded()``,
-/// ``SQLiteJournal/adoptRows(from:)``, ``SQLiteJournal/close()``), which commits what is queued
+/// ``SQLiteJournal/importSessions(_:)``, ``SQLiteJournal/close()``), which commits what is queued
 /// on the caller's thread first.
 ///
 /// A runner must run every piece of work it is given: appends wait for it. Work handed to a

@@ -265,45 +265,6 @@ public final class SQLiteJournal: RecoverableJournal {
         return dropped
     }
 
-    /// Moves the rows a store's file kept from before the journal had a file of its own (the
-    /// hub's schema up to version 5) into this journal, then deletes them there; returns how
-    /// many rows moved. Safe to repeat after a crash in between (a row copied twice is read once,
-    /// as written last). Run it at start, before ``forgetEnded(in:)``.
-    @discardableResult
-    public func adoptRows(from store: SQLiteDatabase) throws -> Int {
-        guard store !== database else { return 0 }
-        let (headers, entries) = try store.withConnection { db in
-            let headers = try db.query("SELECT session_id, started_at, body FROM journal_sessions") { row in
-                (row.string(0), row.int64(1), row.data(2))
-            }
-            let entries = try db.query("SELECT session_id, seq, timestamp, kind, body FROM journal ORDER BY pos") { row in
-                (row.string(0), row.int(1), row.int64(2), row.string(3), row.data(4))
-            }
-            return (headers, entries)
-        }
-        guard !headers.isEmpty || !entries.isEmpty else { return 0 }
-        try exclusive.withLock { position in
-            position = try database.transaction { db -> Int64 in
-                var next = try position ?? SQLiteJournal.nextPosition(db)
-                for (sessionId, startedAt, body) in headers {
-                    try SQLiteJournal.writeHeader(sessionId, startedAt: startedAt, body: body, firstPosition: next, db)
-                }
-                for (sessionId, seq, timestamp, kind, body) in entries {
-                    try db.run("""
-                        INSERT INTO journal (pos, session_id, seq, timestamp, kind, body) VALUES (?, ?, ?, ?, ?, ?)
-                        """, [.integer(next), .text(sessionId), .int(seq), .integer(timestamp), .text(kind), .blob(body)])
-                    next += 1
-                }
-                return next
-            }
-        }
-        try store.transaction { db in
-            try db.run("DELETE FROM journal")
-            try db.run("DELETE FROM journal_sessions")
-        }
-        return headers.count + entries.count
-    }
-
     /// Every open session with its rows, bytes as stored (after writing what is queued): what
     /// ``LogJournal/importSessions(_:)`` takes when the hub switches journals.
     public func exportSessions() throws -> [ExportedJournalSession] {

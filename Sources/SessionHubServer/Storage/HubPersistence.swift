@@ -77,68 +77,38 @@ public struct HubPersistence: Sendable {
         let store = try SQLiteStore(path: path)
         let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
         let interval = Duration.nanoseconds(commitInterval.nanoseconds)
-        let journal: any RecoverableJournal & Sendable
-        let upkeep: @Sendable () throws -> Void
-        let closeJournal: @Sendable () -> Void
+        let journal: any LocalJournal
         do {
             switch kind {
             case .sqlite:
-                let sqlite = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path), commitInterval: interval,
-                                               decoder: BroadcastDecoder(), runner: runner)
-                journal = sqlite
-                upkeep = {
-                    try sqlite.forgetEnded(in: store.database)
-                    try sqlite.sweepEnded()
-                }
-                closeJournal = { sqlite.close() }
-                do {
-                    // Rows from before the journal had its own file, then a log journal's
-                    // sessions (a switch back), then the sessions whose history a crash wrote
-                    // without dropping their journal: none may be rebuilt twice or lost.
-                    let adopted = try sqlite.adoptRows(from: store.database)
-                    let moved = try moveLogJournal(besideStore: path, into: sqlite.importSessions)
-                    let forgotten = try sqlite.forgetEnded(in: store.database)
-                    if adopted > 0 || moved > 0 || forgotten > 0 {
-                        logger.notice("journal reconciled", metadata: [
-                            "moved_rows": "\(adopted)", "moved_sessions": "\(moved)", "ended_sessions_dropped": "\(forgotten)",
-                        ])
-                    }
-                } catch {
-                    sqlite.close()
-                    throw error
-                }
+                journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path), commitInterval: interval,
+                                            decoder: BroadcastDecoder(), runner: runner)
             case .log:
-                let log = try LogJournal(directory: LogJournal.directory(besideStore: path), commitInterval: interval,
+                journal = try LogJournal(directory: LogJournal.directory(besideStore: path), commitInterval: interval,
                                          decoder: BroadcastDecoder(), runner: runner)
-                journal = log
-                upkeep = {
-                    try log.forgetEnded(in: store.database)
-                    try log.compact()
-                }
-                closeJournal = { log.close() }
-                do {
-                    // The store's own journal rows (schema up to 5) and an SQLite journal file's
-                    // sessions move into the log; then ended sessions are dropped.
-                    let legacy = SQLiteJournal(database: store.database, decoder: BroadcastDecoder())
-                    let adopted = try legacy.exportSessions()
-                    try log.importSessions(adopted)
-                    try store.database.transaction { db in
-                        try db.run("DELETE FROM journal")
-                        try db.run("DELETE FROM journal_sessions")
-                    }
-                    let moved = try moveSQLiteJournal(besideStore: path, into: log.importSessions)
-                    let forgotten = try log.forgetEnded(in: store.database)
-                    if adopted.count > 0 || moved > 0 || forgotten > 0 {
-                        logger.notice("journal reconciled", metadata: [
-                            "moved_sessions": "\(adopted.count + moved)", "ended_sessions_dropped": "\(forgotten)",
-                        ])
-                    }
-                } catch {
-                    log.close()
-                    throw error
-                }
             }
         } catch {
+            store.close()
+            throw error
+        }
+        do {
+            // The rows the store's file kept from before the journal had its own (schema up to
+            // 5), then the sessions of the other kind of journal (a switch), then the sessions
+            // whose history a crash wrote without dropping their journal: none may be rebuilt
+            // twice or lost.
+            let adopted = try journal.adoptRows(from: store.database)
+            let moved = switch kind {
+            case .sqlite: try moveLogJournal(besideStore: path, into: journal.importSessions)
+            case .log: try moveSQLiteJournal(besideStore: path, into: journal.importSessions)
+            }
+            let forgotten = try journal.forgetEnded(in: store.database)
+            if adopted > 0 || moved > 0 || forgotten > 0 {
+                logger.notice("journal reconciled", metadata: [
+                    "moved_sessions": "\(adopted + moved)", "ended_sessions_dropped": "\(forgotten)",
+                ])
+            }
+        } catch {
+            journal.close()
             store.close()
             throw error
         }
@@ -148,7 +118,8 @@ public struct HubPersistence: Sendable {
             maintenance: {
                 let written = await store.retrySealed()
                 do {
-                    try upkeep()
+                    try journal.forgetEnded(in: store.database)
+                    try journal.tidy()
                 } catch {
                     logger.warning("journal upkeep failed", metadata: ["error": "\(error)"])
                 }
@@ -158,7 +129,7 @@ public struct HubPersistence: Sendable {
                 }
             },
             close: {
-                closeJournal()
+                journal.close()
                 store.close()
             })
     }
