@@ -97,10 +97,7 @@ public struct HubPersistence: Sendable {
             // whose history a crash wrote without dropping their journal: none may be rebuilt
             // twice or lost.
             let adopted = try journal.adoptRows(from: store.database)
-            let moved = switch kind {
-            case .sqlite: try moveLogJournal(besideStore: path, into: journal.importSessions)
-            case .log: try moveSQLiteJournal(besideStore: path, into: journal.importSessions)
-            }
+            let moved = try moveOtherJournal(besideStore: path, into: journal, kind: kind)
             let forgotten = try journal.forgetEnded(in: store.database)
             if adopted > 0 || moved > 0 || forgotten > 0 {
                 logger.notice("journal reconciled", metadata: [
@@ -134,53 +131,43 @@ public struct HubPersistence: Sendable {
             })
     }
 
-    /// Moves the open sessions of an SQLite journal file beside the store at `storePath` (left by
-    /// a hub that ran with `--journal sqlite`) through `write` (which makes them durable), then
-    /// deletes the file; returns how many sessions moved. A crash in between moves them again at
-    /// the next start: a journal reads a repeated row once.
-    static func moveSQLiteJournal(besideStore storePath: String,
-                                  into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
-        let path = SQLiteJournal.path(besideStore: storePath)
-        guard FileManager.default.fileExists(atPath: path) else { return 0 }
-        let old = try SQLiteJournal(path: path, decoder: BroadcastDecoder(), checkpointInterval: nil)
-        let sessions: [ExportedJournalSession]
-        do {
-            sessions = try old.exportSessions()
-            try write(sessions)
-        } catch {
-            old.close()
-            throw error
+    /// Moves the open sessions of the other kind of journal than `kind`, left beside the store at
+    /// `storePath` by a hub that ran with the other `--journal`, into `journal` (which makes them
+    /// durable), then deletes the other journal; returns how many sessions moved. A crash in
+    /// between moves them again at the next start: a journal reads a repeated row once. A log
+    /// directory is renamed before it is deleted (one step), so that a crash in the middle of
+    /// deleting it never leaves a part of it to be read as a journal; an SQLite file goes after
+    /// its WAL and the WAL's index.
+    static func moveOtherJournal(besideStore storePath: String, into journal: any LocalJournal,
+                                 kind: JournalKind) throws -> Int {
+        let files = FileManager.default
+        switch kind {
+        case .sqlite:
+            let directory = LogJournal.directory(besideStore: storePath)
+            let removed = directory + ".removed"
+            if files.fileExists(atPath: removed) { try files.removeItem(atPath: removed) }
+            guard files.fileExists(atPath: directory) else { return 0 }
+            let moved = try move(from: LogJournal(directory: directory, decoder: BroadcastDecoder()), into: journal)
+            try files.moveItem(atPath: directory, toPath: removed)
+            try files.removeItem(atPath: removed)
+            return moved
+        case .log:
+            let path = SQLiteJournal.path(besideStore: storePath)
+            guard files.fileExists(atPath: path) else { return 0 }
+            let moved = try move(from: SQLiteJournal(path: path, decoder: BroadcastDecoder(), checkpointInterval: nil),
+                                 into: journal)
+            for file in [path + "-wal", path + "-shm", path] where files.fileExists(atPath: file) {
+                try files.removeItem(atPath: file)
+            }
+            return moved
         }
-        old.close()
-        // The WAL and its index before the file they belong to.
-        for file in [path + "-wal", path + "-shm", path] where FileManager.default.fileExists(atPath: file) {
-            try FileManager.default.removeItem(atPath: file)
-        }
-        return sessions.count
     }
 
-    /// Moves the open sessions of a log journal beside the store at `storePath` (left by a hub
-    /// that ran with `--journal log`) through `write` (which makes them durable), then deletes
-    /// its directory: renamed first (one step), so that a crash in the middle of deleting it
-    /// never leaves a part of it to be read as a journal. Returns how many sessions moved.
-    static func moveLogJournal(besideStore storePath: String,
-                               into write: ([ExportedJournalSession]) throws -> Void) throws -> Int {
-        let directory = LogJournal.directory(besideStore: storePath)
-        let removed = directory + ".removed"
-        if FileManager.default.fileExists(atPath: removed) { try FileManager.default.removeItem(atPath: removed) }
-        guard FileManager.default.fileExists(atPath: directory) else { return 0 }
-        let old = try LogJournal(directory: directory, decoder: BroadcastDecoder())
-        let sessions: [ExportedJournalSession]
-        do {
-            sessions = try old.exportSessions()
-            try write(sessions)
-        } catch {
-            old.close()
-            throw error
-        }
-        old.close()
-        try FileManager.default.moveItem(atPath: directory, toPath: removed)
-        try FileManager.default.removeItem(atPath: removed)
+    /// Copies the open sessions of `old` into `journal`, then closes `old`; returns how many.
+    private static func move(from old: any LocalJournal, into journal: any LocalJournal) throws -> Int {
+        defer { old.close() }
+        let sessions = try old.exportSessions()
+        try journal.importSessions(sessions)
         return sessions.count
     }
 }
