@@ -9,7 +9,8 @@ public protocol LocalJournal: RecoverableJournal {
     func forgetEnded(in store: SQLiteDatabase) throws -> Int
 
     /// Keeps the journal's files small: the SQLite journal's ``SQLiteJournal/sweepEnded()``, the
-    /// log's ``LogJournal/compact(limit:)``. Run it in the upkeep.
+    /// log's ``LogJournal/compact(limit:)`` (the only place its segments are deleted). Run it in
+    /// the upkeep.
     func tidy() throws
 
     /// Every open session with its rows, bytes as stored.

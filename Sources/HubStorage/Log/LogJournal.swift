@@ -75,6 +75,12 @@ public final class LogJournal: RecoverableJournal {
         return stem + "-journal.log"
     }
 
+    /// Makes the entries of `directory` durable (`fsync` of the directory), after files in it
+    /// were made, renamed or deleted.
+    public static func syncDirectory(_ directory: String) throws {
+        try LogSegment.syncDirectory(directory)
+    }
+
     /// Opens (creating it if needed) the journal in `directory` and reads its segments back,
     /// keeping the longest prefix of whole records (the rest is cut off or deleted).
     /// - Parameters:
@@ -101,7 +107,8 @@ public final class LogJournal: RecoverableJournal {
         var index = LogJournalIndex()
         var kept: [LogSegment] = []
         var cut = false
-        for id in try LogSegment.ids(in: directory) {
+        let ids = try LogSegment.ids(in: directory)
+        for id in ids {
             let segment = try LogSegment(directory: directory, id: id)
             if cut {
                 segment.delete()
@@ -132,11 +139,17 @@ public final class LogJournal: RecoverableJournal {
             kept.append(segment)
         }
         index.finishReplay()
+        if cut {
+            // What was cut off or deleted stays so through an OS crash before the next writes.
+            try kept.last?.sync()
+            try LogSegment.syncDirectory(directory)
+        }
         let current: LogSegment
         if let last = kept.last, last.size < segmentBytes, !cut {
             current = kept.removeLast()
         } else {
-            current = try newSegment(directory: directory, after: kept.last)
+            // A number never used before in this directory, whatever was deleted.
+            current = try newSegment(directory: directory, id: (ids.last ?? 0) + 1, after: kept.last)
         }
         var files = Files(current: current, older: Dictionary(uniqueKeysWithValues: kept.map { ($0.id, $0) }),
                           index: index, broken: nil)
@@ -144,9 +157,9 @@ public final class LogJournal: RecoverableJournal {
         return files
     }
 
-    /// Creates the segment after `previous` (the first one when nil) and writes its start record.
-    private static func newSegment(directory: String, after previous: LogSegment?) throws -> LogSegment {
-        let segment = try LogSegment(directory: directory, id: (previous?.id ?? 0) + 1)
+    /// Creates segment `id` after `previous` (the first one when nil) and writes its start record.
+    private static func newSegment(directory: String, id: Int, after previous: LogSegment?) throws -> LogSegment {
+        let segment = try LogSegment(directory: directory, id: id, create: true)
         var bytes: [UInt8] = []
         try LogRecord.start(previousSegment: previous?.id ?? 0, previousSize: previous?.size ?? 0).encode(into: &bytes)
         do {
@@ -183,8 +196,13 @@ public final class LogJournal: RecoverableJournal {
         try? await enqueue([.drop(sessionId: sessionId)])
     }
 
+    /// The entry's record; throws for one no segment takes (so that the error stays with its
+    /// own append instead of failing the batch it would share).
     private static func record(_ entry: JournalEntry) throws -> LogRecord {
         let (kind, body) = try JournalBody.encode(entry)
+        guard body.count <= LogRecord.maxLength - 1024, kind.utf8.count <= 255 else {
+            throw StorageError("journal: an entry of \(body.count) bytes (kind \(kind.utf8.count) bytes) is over the log's limit")
+        }
         return .entry(sessionId: entry.sessionId, seq: entry.seq, timestamp: entry.timestamp, kind: kind, body: body)
     }
 
@@ -206,8 +224,7 @@ public final class LogJournal: RecoverableJournal {
     }
 
     /// Writes `records` in one write at the end of the current segment and takes them into the
-    /// index, then starts a new segment when this one is full and deletes the segments at the
-    /// log's start that no open session needs any more.
+    /// index, then starts a new segment when this one is full.
     private func write(_ records: [LogRecord], to files: inout Files?, inject: Bool = false) throws {
         guard var state = files.take() else { throw StorageError("journal is closed") }
         defer { files = state }
@@ -223,7 +240,8 @@ public final class LogJournal: RecoverableJournal {
             throw StorageError(failure.message)
         }
         for record in records { state.index.apply(record, in: state.current.id) }
-        if state.current.size >= segmentBytes, let next = try? Self.newSegment(directory: directory, after: state.current) {
+        if state.current.size >= segmentBytes,
+           let next = try? Self.newSegment(directory: directory, id: state.current.id + 1, after: state.current) {
             // (When the next segment cannot be made, writing goes on in the full one.)
             let full = state.current
             state.older[full.id] = full
@@ -232,7 +250,8 @@ public final class LogJournal: RecoverableJournal {
             // lost its tail ends the log there).
             syncQueue.async { try? full.sync() }
         }
-        state.dropUnneededStart()
+        // Segments no open session needs go in the upkeep (``compact(limit:)``), after a sync:
+        // the drops that freed them must be on the disk before they go.
     }
 
     private static func estimatedSize(_ record: LogRecord) -> Int {
@@ -325,11 +344,14 @@ public final class LogJournal: RecoverableJournal {
 
     /// Copies the rows of sessions still open out of the oldest segments (those beyond the
     /// current one and the ``keptSegments`` before it) to the end of the log, at most `limit`
-    /// segments per call, and deletes them once the copies are synced; returns how many
-    /// segments it deleted. Run it now and then (the hub's upkeep). Each segment is read outside
-    /// the lock and copied in one write, after the writes queued before it.
+    /// segments per call; then syncs the log and deletes, from its start, the segments no open
+    /// session needs any more (those it copied out of, and those the drops of ended sessions
+    /// freed); returns how many it deleted. Run it now and then (the hub's upkeep): segments are
+    /// deleted nowhere else, so that nothing goes before the writes that make it unneeded are on
+    /// the disk. Each segment is read outside the lock and copied in one write, after the writes
+    /// queued before it.
     @discardableResult
-    public func compact(limit: Int = 4) throws -> Int {
+    public func compact(limit: Int = 64) throws -> Int {
         // The oldest segments past the kept ones that open sessions still need.
         let targets = try files.withLock { files throws -> [(LogSegment, Set<String>)] in
             guard let files else { throw StorageError("journal is closed") }
@@ -357,17 +379,18 @@ public final class LogJournal: RecoverableJournal {
                 // Only sessions still open are copied: one that ended meanwhile has no header.
                 let open = copies.filter { before.index.sessions[$0.sessionId] != nil }
                 if !open.isEmpty { try write(open, to: &files) }
-                files?.index.moved(sessions, from: segment.id)
             }
         }
-        guard !targets.isEmpty else { return 0 }
-        // The copies reach the disk before the segments they came from go.
+        // The copies, and the drops written so far, reach the disk before anything goes.
         try syncAll()
-        return files.withLock { files -> Int in
+        let deleted = files.withLock { files -> Int in
+            for (segment, sessions) in targets { files?.index.moved(sessions, from: segment.id) }
             let before = files?.older.count ?? 0
             files?.dropUnneededStart()
             return before - (files?.older.count ?? 0)
         }
+        if deleted > 0 { try LogSegment.syncDirectory(directory) }
+        return deleted
     }
 
     /// Drops the sessions the store at `store` marked ended (``EndedSessionMarkers``), then the
@@ -384,7 +407,9 @@ public final class LogJournal: RecoverableJournal {
             if !drops.isEmpty { try write(drops, to: &files) }
             return drops.count
         }
-        if dropped > 0 { try syncAll() }
+        // Every drop (these, and those of sessions that ended through ``closed(sessionId:)``)
+        // is on the disk before the markers that would repeat it go.
+        try syncAll()
         try EndedSessionMarkers.prune(upTo: newest, in: store)
         return dropped
     }

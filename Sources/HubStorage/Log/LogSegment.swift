@@ -20,11 +20,12 @@ final class LogSegment: Sendable {
     /// Bytes written (and whole, after a cut).
     var size: Int { length.load(ordering: .acquiring) }
 
-    /// Opens segment `id` in `directory`, creating it (empty) if needed.
-    init(directory: String, id: Int) throws {
+    /// Opens segment `id` in `directory`; with `create`, makes it, failing when a file of that
+    /// name is already there.
+    init(directory: String, id: Int, create: Bool = false) throws {
         self.id = id
         self.path = directory + "/" + Self.fileName(id)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, create ? O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC : O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw StorageError("journal segment \(path): \(Self.errorText())") }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -125,6 +126,15 @@ final class LogSegment: Sendable {
     /// Deletes the file; the descriptor closes once nobody holds the segment.
     func delete() {
         unlink(path)
+    }
+
+    /// Makes the directory's entries (files made, deleted or renamed in it) durable (`fsync` of
+    /// the directory).
+    static func syncDirectory(_ directory: String) throws {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw StorageError("journal directory \(directory): \(errorText())") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw StorageError("journal directory \(directory): sync failed: \(errorText())") }
     }
 
     private static func errorText() -> String {

@@ -323,9 +323,16 @@ public final class SQLiteJournal: RecoverableJournal {
                 return next
             }
         }
-        try database.withConnection { db in
-            _ = try db.queryFirst("PRAGMA wal_checkpoint(FULL)") { $0.int(0) }
+        // A checkpoint of everything, with its fsyncs; the background checkpointer may hold the
+        // checkpoint for a moment (busy): then again.
+        for attempt in 0..<200 {
+            let done = try database.withConnection { db in
+                try db.queryFirst("PRAGMA wal_checkpoint(FULL)") { $0.int(0) == 0 && $0.int(1) == $0.int(2) } ?? false
+            }
+            if done { return }
+            if attempt < 199 { usleep(10_000) }
         }
+        throw StorageError("journal: the imported sessions could not be checkpointed to the disk (busy for 2 s)")
     }
 
     /// How far (in positions) the oldest open session's `first_pos` may lie behind the table's

@@ -141,6 +141,8 @@ public struct HubPersistence: Sendable {
     static func moveOtherJournal(besideStore storePath: String, into journal: any LocalJournal,
                                  kind: JournalKind) throws -> Int {
         let files = FileManager.default
+        let folder = (storePath as NSString).deletingLastPathComponent
+        let parent = folder.isEmpty ? "." : folder
         switch kind {
         case .sqlite:
             let directory = LogJournal.directory(besideStore: storePath)
@@ -150,6 +152,7 @@ public struct HubPersistence: Sendable {
             let moved = try move(from: LogJournal(directory: directory, decoder: BroadcastDecoder()), into: journal)
             try files.moveItem(atPath: directory, toPath: removed)
             try files.removeItem(atPath: removed)
+            try LogJournal.syncDirectory(parent)
             return moved
         case .log:
             let path = SQLiteJournal.path(besideStore: storePath)
@@ -159,6 +162,7 @@ public struct HubPersistence: Sendable {
             for file in [path + "-wal", path + "-shm", path] where files.fileExists(atPath: file) {
                 try files.removeItem(atPath: file)
             }
+            try LogJournal.syncDirectory(parent)
             return moved
         }
     }
