@@ -234,10 +234,15 @@ final class DashboardFeed: Sendable {
             chosen = chosen.filter { recent.contains($0.sessionId) }
         }
         var sessions: [[String: Any]] = []
+        // The sessions as their detail views saw them (read after the list): the server's counts
+        // below use these too, so that a snapshot never shows a seat in grace in its session and
+        // connected in its totals.
+        var latest: [String: SessionInspection] = [:]
         for inspection in chosen {
             // The detail view copies the transcript; only its tail is sent. A session that ended
             // in between is left out.
             guard var detail = await console.hub.inspectSession(id: inspection.sessionId, now: now) else { continue }
+            latest[inspection.sessionId] = detail
             detail.lines = detail.lines.map { Array($0.suffix(settings.recentLines)) }
             detail.recasts = detail.recasts.map { Array($0.suffix(settings.recentRecasts)) }
             sessions.append(AdminAPI.sessionView(detail, node: console.nodeId, now: now))
@@ -261,7 +266,8 @@ final class DashboardFeed: Sendable {
 
         var shared = 0, seats = 0, connected = 0, grace = 0
         var linesPerSecond = 0.0
-        for inspection in inspections {
+        for listed in inspections {
+            let inspection = latest[listed.sessionId] ?? listed
             if inspection.shared { shared += 1 }
             for participant in inspection.present {
                 seats += 1
