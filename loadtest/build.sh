@@ -3,7 +3,7 @@
 #
 #   . "$HERE/build.sh"; build_loadtest; build_hub     # sets LT, and HUB_BIN unless it was given
 #
-# `build_loadtest` builds sessionhub-loadtest (this package). It depends on the repository's
+# `build_loadtest` builds sessionhub-loadtest (this package), unless LT_BIN names a binary already. It depends on the repository's
 # package by path, and SwiftPM does not notice source files added to or removed from that package
 # until this package's manifest changes ("cannot find type ... in scope"): when the list of the
 # repository's Swift files differs from the last build's, the manifest is touched first.
@@ -16,6 +16,12 @@ LOADTEST_ROOT="$(cd "$LOADTEST_DIR/.." && pwd)"
 export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
 
 build_loadtest() {
+  # LT_BIN names a load generator already built (another checkout's): nothing is built then.
+  if [ -n "${LT_BIN:-}" ]; then
+    [ -x "$LT_BIN" ] || { echo "LT_BIN=$LT_BIN is not an executable" >&2; return 1; }
+    LT="$LT_BIN"
+    return 0
+  fi
   local stamp="$LOADTEST_DIR/.build/root-sources.sha" list
   list="$(cd "$LOADTEST_ROOT" && find Sources Package.swift -name '*.swift' | LC_ALL=C sort | sha256sum | cut -c1-64)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$list" ]; then touch "$LOADTEST_DIR/Package.swift"; fi

@@ -10,6 +10,7 @@
 #   loadtest/run.sh rooms --rooms 100 --members 5 --rate 10 --duration 20
 #
 # Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, brought up to date first),
+#   LT_BIN (a sessionhub-loadtest already built; default: this package's, brought up to date first),
 #   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
 #
