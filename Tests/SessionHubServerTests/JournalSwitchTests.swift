@@ -12,10 +12,10 @@ struct JournalSwitchTests {
     static let header = SessionHeader(sessionId: "0123456789abcdef0123456789abcdef", scenarioId: "ordering-coffee",
                                       joinCode: nil, maxPlayers: 4, startedAt: 1_000)
 
-    static func entry(_ seq: Int) -> JournalEntry {
+    static func entry(_ seq: Int, in sessionId: String = header.sessionId) -> JournalEntry {
         let line = DialogLine(id: "l\(seq)", speakerId: "ana", roleName: "Barista", textNative: "Un café \(seq)",
                               textTranslated: "A coffee \(seq)", timestamp: Int64(1_000 + seq))
-        return JournalEntry(sessionId: header.sessionId, seq: seq, timestamp: Int64(1_000 + seq), event: .line(line, ref: "q\(seq)"))
+        return JournalEntry(sessionId: sessionId, seq: seq, timestamp: Int64(1_000 + seq), event: .line(line, ref: "q\(seq)"))
     }
 
     @Test("An open session moves from SQLite to the log and back, its entries whole")

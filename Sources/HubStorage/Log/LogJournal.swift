@@ -8,18 +8,26 @@ import Synchronization
 ///
 /// ``append(_:)`` queues the entry and suspends until it is written; a committer (where its
 /// ``SQLiteCommitRunner`` says) writes everything queued, across all sessions, as one `pwrite`
-/// at the end of the current segment (``LogRecord`` framing, a CRC-32 per record). The
-/// durability is that of the SQLite journal in WAL mode with `synchronous=NORMAL`: a written
-/// entry survives a crash or `kill -9` of the process (it is in the kernel's page cache); an OS
-/// crash or power loss can take back the last writes. What is read back is always a prefix of
-/// what was written: a record cut short or damaged ends its segment there, and a segment whose
-/// start record does not match where the one before it ended (that one lost its tail) is not
-/// read, nor any after it.
+/// at the end of the current segment (``LogRecord`` framing, a CRC-32 per record). A written
+/// entry survives a crash or `kill -9` of the process (it is in the kernel's page cache). The
+/// current segment is `fdatasync`ed in the background (on a queue of the journal's own, never on
+/// the committing thread) ``syncInterval`` after the first write since its last sync, and a full
+/// one as soon as the next starts (with the directory, when a segment was made since it was last
+/// synced): an OS crash or power loss takes back at most the writes of about the last
+/// ``syncInterval`` and of a sync under way, as the SQLite journal's WAL (synced by its
+/// checkpointer every 500 ms) does. A failed sync is fatal: the journal refuses every later
+/// write, sync and compaction (the kernel reports a lost write back only once), and says so
+/// through `onFailure`. What is read back is always a prefix of what was written: a record cut
+/// short or damaged ends its segment there, and a segment whose start record does not match where
+/// the one before it ended (that one lost its tail) is not read, nor any after it; what is not
+/// read goes to `quarantine/` (``recovery``).
 ///
-/// A segment holds about ``segmentBytes``; then the next one starts, and the full one is
-/// `fdatasync`ed in the background. Segments are deleted from the log's start only, each once no
-/// open session has rows in it (a later segment may hold the drop of a session an earlier one
-/// opened). The rows of sessions open for long are copied forward out of the oldest segments by
+/// While open the journal holds an exclusive lock on its directory (``LogDirectoryLock``): a
+/// second journal on the same directory, in this process or another, fails to open.
+///
+/// A segment holds about ``segmentBytes``; then the next one starts. Segments are deleted from
+/// the log's start only, each once no open session has rows in it (a later segment may hold the
+/// drop of a session an earlier one opened). The rows of sessions open for long are copied forward out of the oldest segments by
 /// ``compact(limit:)`` (the hub's upkeep), so the files on disk stay about ``keptSegments``
 /// plus what open sessions hold. Before anything is deleted because of a write (compacted rows,
 /// the drops of ``forgetEnded(in:)``, a move from another journal), that write is synced.
@@ -35,18 +43,36 @@ public final class LogJournal: RecoverableJournal {
         /// Earlier segments still on disk, by number.
         var older: [Int: LogSegment]
         var index: LogJournalIndex
-        /// Set when a write failed and could not be undone: every later write fails with it.
+        /// Set when a write failed and could not be undone, or a sync failed: every later write,
+        /// sync and compaction fails with it.
         var broken: String?
+        /// Segments made since the journal opened, and how many of them the last sync of the
+        /// directory covers (a segment's data is durable only once its name is). The current one
+        /// counts as made at open: a process killed before its sync may have left its name in
+        /// the page cache only.
+        var created = 1
+        var directorySynced = 0
+        /// A background sync of the current segment is scheduled (``syncInterval`` after the
+        /// first write since the last one).
+        var syncScheduled = false
+        /// The last attempt to start a segment failed (reported once per run of failures).
+        var rotationFailing = false
 
         /// Every segment on disk, oldest first.
         var all: [LogSegment] { older.keys.sorted().compactMap { older[$0] } + [current] }
 
-        /// Deletes segments from the log's start while no open session has rows in them (never
-        /// the current one).
-        mutating func dropUnneededStart() {
-            while let oldest = older.keys.min(), !index.isLive(oldest) {
+        /// `created` when a segment was made since the last directory sync, else nil.
+        var directoryToSync: Int? { created > directorySynced ? created : nil }
+
+        /// Deletes segments from the log's start while each is in `free` and no open session has
+        /// rows in it (never the current one); returns how many.
+        mutating func dropStart(among free: Set<Int>) -> Int {
+            var deleted = 0
+            while let oldest = older.keys.min(), free.contains(oldest), !index.isLive(oldest) {
                 older.removeValue(forKey: oldest)?.delete()
+                deleted += 1
             }
+            return deleted
         }
     }
 
@@ -59,10 +85,27 @@ public final class LogJournal: RecoverableJournal {
     private let decoder: (any SessionEventDecoder)?
     private let queue: GroupCommitQueue<LogRecord>
     private let files: Mutex<Files?>
+    /// Every `fdatasync` and directory `fsync` of the journal runs here, one at a time: a
+    /// writeback error that one of them reports is never consumed by another.
     private let syncQueue = DispatchQueue(label: "sessionhub.journal.sync", qos: .utility)
+    private let lock: LogDirectoryLock
+    private let onFailure: (@Sendable (String) -> Void)?
+    private let syncs = Atomic<Int>(0)
+    private let directorySyncs = Atomic<Int>(0)
+    private let rotationFailures = Atomic<Int>(0)
+    private let injectedSyncFailures = Atomic<Int>(0)
+    private let afterCompactionSync = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// What recovery set aside when the journal opened (nothing after a clean stop): the hub logs
+    /// it as a warning.
+    public let recovery: LogRecoveryReport
 
     /// 16 MiB: at 9,000 deliveries/s a segment lasts about five seconds.
     public static let defaultSegmentBytes = 16 << 20
+    /// How long after the first write since the last sync the current segment is synced in the
+    /// background: about what an OS crash or power loss can take back (the SQLite journal's
+    /// checkpointer syncs its WAL as often, ``SQLiteCheckpointer/defaultInterval``).
+    public static let syncInterval: Duration = .milliseconds(500)
     /// Segments left as they are behind the current one: their sessions mostly end before
     /// ``compact(limit:)`` would copy their rows forward.
     public static let keptSegments = 4
@@ -81,37 +124,71 @@ public final class LogJournal: RecoverableJournal {
         try LogSegment.syncDirectory(directory)
     }
 
-    /// Opens (creating it if needed) the journal in `directory` and reads its segments back,
-    /// keeping the longest prefix of whole records (the rest is cut off or deleted).
+    /// Opens (creating it if needed) the journal in `directory`, locks it, and reads its segments
+    /// back, keeping the longest prefix of whole records; what it does not keep goes to
+    /// `quarantine/` in the directory (``recovery``).
     /// - Parameters:
     ///   - decoder: reads back entries stored as wire text; without one, such rows cannot be read.
     ///   - runner: where the commits run (default: a dispatch queue of the journal's own).
+    ///   - onFailure: told (from any thread; it must not call the journal) when a background sync
+    ///     fails, which breaks the journal, or when a new segment cannot be made: for the logs.
+    /// - Throws: ``StorageError`` when the directory cannot be made or read, or another journal
+    ///   holds it (``LogDirectoryLock``).
     public init(directory: String, commitInterval: Duration = .zero, decoder: (any SessionEventDecoder)? = nil,
                 runner: any SQLiteCommitRunner = DispatchCommitRunner(label: "sessionhub.journal.log"),
-                segmentBytes: Int = LogJournal.defaultSegmentBytes) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw StorageError("create directory \(directory): \(error.localizedDescription)")
-        }
+                segmentBytes: Int = LogJournal.defaultSegmentBytes,
+                onFailure: (@Sendable (String) -> Void)? = nil) throws {
+        try Self.makeDirectory(directory)
         self.directory = directory
         self.segmentBytes = max(4096, segmentBytes)
         self.commitInterval = commitInterval
         self.decoder = decoder
+        self.onFailure = onFailure
         self.queue = GroupCommitQueue(interval: commitInterval, runner: runner)
-        self.files = Mutex(try Self.recover(directory: directory, segmentBytes: max(4096, segmentBytes)))
+        self.lock = try LogDirectoryLock(directory: directory)
+        let (files, recovery) = try Self.recover(directory: directory, segmentBytes: max(4096, segmentBytes))
+        self.files = Mutex(files)
+        self.recovery = recovery
     }
 
-    /// Reads every segment back in order; see ``init(directory:commitInterval:decoder:runner:segmentBytes:)``.
-    private static func recover(directory: String, segmentBytes: Int) throws -> Files {
+    /// Creates `directory` (and the directories above it) when missing, and makes each new name
+    /// durable (`fsync` of the directory above it).
+    private static func makeDirectory(_ directory: String) throws {
+        let manager = FileManager.default
+        var missing: [String] = []
+        var path = directory
+        while !path.isEmpty, !manager.fileExists(atPath: path) {
+            missing.append(path)
+            let parent = (path as NSString).deletingLastPathComponent
+            guard parent != path else { break }
+            path = parent
+        }
+        guard !missing.isEmpty else { return }
+        do {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError("create directory \(directory): \(error.localizedDescription)")
+        }
+        for made in missing.reversed() {
+            let parent = (made as NSString).deletingLastPathComponent
+            try LogSegment.syncDirectory(parent.isEmpty ? "." : parent)
+        }
+    }
+
+    /// Reads every segment back in order; see
+    /// ``init(directory:commitInterval:decoder:runner:segmentBytes:onFailure:)``. Deletes
+    /// nothing: segments the drops just read freed go in the upkeep, after a sync (those drops
+    /// may be in the page cache only).
+    private static func recover(directory: String, segmentBytes: Int) throws -> (Files, LogRecoveryReport) {
         var index = LogJournalIndex()
         var kept: [LogSegment] = []
         var cut = false
+        var quarantine = LogQuarantine(journalDirectory: directory)
         let ids = try LogSegment.ids(in: directory)
         for id in ids {
             let segment = try LogSegment(directory: directory, id: id)
             if cut {
-                segment.delete()
+                try quarantine.setAside(segment)
                 continue
             }
             let bytes = try segment.read()
@@ -127,12 +204,13 @@ public final class LogJournal: RecoverableJournal {
             // crash) and nothing from here on follows from what is kept.
             guard case .start(let previousId, let previousSize) = records.first,
                   kept.last.map({ $0.id == previousId && $0.size == previousSize }) ?? true else {
-                segment.delete()
+                try quarantine.setAside(segment)
                 cut = true
                 continue
             }
             for record in records { index.replay(record, in: id) }
             if offset < bytes.count {
+                try quarantine.keepTail(Array(bytes[offset...]), of: segment, at: offset)
                 try segment.truncate(to: offset)
                 cut = true
             }
@@ -140,7 +218,8 @@ public final class LogJournal: RecoverableJournal {
         }
         index.finishReplay()
         if cut {
-            // What was cut off or deleted stays so through an OS crash before the next writes.
+            // What was cut off or set aside stays so through an OS crash before the next writes.
+            try quarantine.sync()
             try kept.last?.sync()
             try LogSegment.syncDirectory(directory)
         }
@@ -148,13 +227,12 @@ public final class LogJournal: RecoverableJournal {
         if let last = kept.last, last.size < segmentBytes, !cut {
             current = kept.removeLast()
         } else {
-            // A number never used before in this directory, whatever was deleted.
+            // A number never used before in this directory, whatever was set aside.
             current = try newSegment(directory: directory, id: (ids.last ?? 0) + 1, after: kept.last)
         }
-        var files = Files(current: current, older: Dictionary(uniqueKeysWithValues: kept.map { ($0.id, $0) }),
+        let files = Files(current: current, older: Dictionary(uniqueKeysWithValues: kept.map { ($0.id, $0) }),
                           index: index, broken: nil)
-        files.dropUnneededStart()
-        return files
+        return (files, quarantine.report)
     }
 
     /// Creates segment `id` after `previous` (the first one when nil) and writes its start record.
@@ -240,18 +318,40 @@ public final class LogJournal: RecoverableJournal {
             throw StorageError(failure.message)
         }
         for record in records { state.index.apply(record, in: state.current.id) }
-        if state.current.size >= segmentBytes,
-           let next = try? Self.newSegment(directory: directory, id: state.current.id + 1, after: state.current) {
-            // (When the next segment cannot be made, writing goes on in the full one.)
-            let full = state.current
-            state.older[full.id] = full
-            state.current = next
-            // Rotated out: to the disk in the background (recovery needs no more: a segment that
-            // lost its tail ends the log there).
-            syncQueue.async { try? full.sync() }
+        if state.current.size >= segmentBytes { rotate(&state) }
+        if !state.syncScheduled {
+            state.syncScheduled = true
+            syncQueue.asyncAfter(deadline: .now() + Self.dispatchInterval(Self.syncInterval)) { [weak self] in
+                self?.syncCurrent()
+            }
         }
         // Segments no open session needs go in the upkeep (``compact(limit:)``), after a sync:
         // the drops that freed them must be on the disk before they go.
+    }
+
+    /// Starts the next segment after the full current one, which goes to the disk in the
+    /// background (recovery needs no more: a segment that lost its tail ends the log there).
+    /// When the next one cannot be made, writing goes on in the full one; that is counted
+    /// (``failedRotations``) and told to `onFailure` once per run of failures.
+    private func rotate(_ state: inout Files) {
+        let next: LogSegment
+        do {
+            next = try Self.newSegment(directory: directory, id: state.current.id + 1, after: state.current)
+        } catch {
+            rotationFailures.wrappingAdd(1, ordering: .relaxed)
+            if !state.rotationFailing {
+                state.rotationFailing = true
+                onFailure?("journal: cannot start the next segment, writing goes on in \(state.current.path): \(Self.text(error))")
+            }
+            return
+        }
+        state.rotationFailing = false
+        state.created += 1
+        let full = state.current
+        state.older[full.id] = full
+        state.current = next
+        let created = state.directoryToSync
+        syncQueue.async { try? self.flush([full], directoryThrough: created) }  // a failure breaks the journal
     }
 
     private static func estimatedSize(_ record: LogRecord) -> Int {
@@ -261,13 +361,78 @@ public final class LogJournal: RecoverableJournal {
         }
     }
 
-    /// Syncs every segment to the disk, outside the lock (the files stay open while held).
+    /// Syncs every segment to the disk (and the directory, when a segment was made since its
+    /// last sync), on the sync queue, outside the lock (the files stay open while held).
     private func syncAll() throws {
-        let segments = try files.withLock { files throws -> [LogSegment] in
+        let (segments, directory) = try files.withLock { files throws -> ([LogSegment], Int?) in
             guard let files else { throw StorageError("journal is closed") }
-            return files.all
+            if let broken = files.broken { throw StorageError(broken) }
+            return (files.all, files.directoryToSync)
         }
-        for segment in segments { try segment.sync() }
+        try syncQueue.sync { try flush(segments, directoryThrough: directory) }
+    }
+
+    /// The background sync of the current segment, ``syncInterval`` after a write (on the sync
+    /// queue); the next write schedules the next one.
+    private func syncCurrent() {
+        let work = files.withLock { files -> ([LogSegment], Int?)? in
+            files?.syncScheduled = false
+            guard let files, files.broken == nil else { return nil }
+            return ([files.current], files.directoryToSync)
+        }
+        guard let (segments, directory) = work else { return }
+        try? flush(segments, directoryThrough: directory)  // a failure breaks the journal
+    }
+
+    /// Syncs `segments`, then the directory when `created` (segments made, as `Files.created`
+    /// counts them) is past its last sync. Runs on the sync queue. A failure breaks the journal and is told to
+    /// `onFailure`: after a failed `fdatasync` the kernel may have dropped the writes it could
+    /// not make and reports that only once, so a later sync would succeed without them.
+    private func flush(_ segments: [LogSegment], directoryThrough created: Int?) throws {
+        // A sync before this one on the queue may have failed since the caller looked.
+        if let broken = files.withLock({ $0?.broken }) { throw StorageError(broken) }
+        do {
+            if Self.takeOne(injectedSyncFailures) { throw StorageError("injected journal sync failure (failNextSyncs)") }
+            for segment in segments {
+                try segment.sync()
+                syncs.wrappingAdd(1, ordering: .relaxed)
+            }
+            // (Another sync may have taken the directory since this one was asked for.)
+            if let created, files.withLock({ ($0?.directorySynced ?? 0) < created }) {
+                try LogSegment.syncDirectory(directory)
+                directorySyncs.wrappingAdd(1, ordering: .relaxed)
+                files.withLock { files in
+                    if let synced = files?.directorySynced { files?.directorySynced = max(synced, created) }
+                }
+            }
+        } catch {
+            let message = "journal: a sync to the disk failed, so it refuses every write until a restart: \(Self.text(error))"
+            files.withLock { files in
+                if files?.broken == nil { files?.broken = message }
+            }
+            onFailure?(message)
+            throw StorageError(message)
+        }
+    }
+
+    /// Takes one from a fault-injection counter; false when it is 0.
+    private static func takeOne(_ counter: borrowing Atomic<Int>) -> Bool {
+        var left = counter.load(ordering: .relaxed)
+        while left > 0 {
+            let (exchanged, original) = counter.compareExchange(expected: left, desired: left - 1, ordering: .relaxed)
+            if exchanged { return true }
+            left = original
+        }
+        return false
+    }
+
+    private static func text(_ error: any Error) -> String {
+        (error as? StorageError)?.message ?? "\(error)"
+    }
+
+    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
     }
 
     // MARK: Reading
@@ -325,15 +490,10 @@ public final class LogJournal: RecoverableJournal {
                 guard let segment = id == files.current.id ? files.current : files.older[id] else {
                     throw StorageError("journal: segment \(LogSegment.fileName(id)) holds open sessions' rows and is missing")
                 }
-                let bytes = try segment.read()
-                bytes.withUnsafeBufferPointer { buffer in
-                    var offset = 0
-                    while let (record, next) = LogRecord.decode(buffer, at: offset) {
-                        offset = next
-                        guard case .entry(let sessionId, let seq, let timestamp, let kind, let body) = record,
-                              rows[sessionId] != nil else { continue }
-                        rows[sessionId]?[seq] = .init(seq: seq, timestamp: timestamp, kind: kind, body: body)
-                    }
+                try segment.forEachRecord { record in
+                    guard case .entry(let sessionId, let seq, let timestamp, let kind, let body) = record,
+                          rows[sessionId] != nil else { return }
+                    rows[sessionId]?[seq] = .init(seq: seq, timestamp: timestamp, kind: kind, body: body)
                 }
             }
             return rows
@@ -346,15 +506,18 @@ public final class LogJournal: RecoverableJournal {
     /// current one and the ``keptSegments`` before it) to the end of the log, at most `limit`
     /// segments per call; then syncs the log and deletes, from its start, the segments no open
     /// session needs any more (those it copied out of, and those the drops of ended sessions
-    /// freed); returns how many it deleted. Run it now and then (the hub's upkeep): segments are
-    /// deleted nowhere else, so that nothing goes before the writes that make it unneeded are on
-    /// the disk. Each segment is read outside the lock and copied in one write, after the writes
-    /// queued before it.
+    /// freed before the sync); returns how many it deleted. Run it now and then (the hub's
+    /// upkeep): segments are deleted nowhere else, so that nothing goes before the writes that
+    /// make it unneeded are on the disk. Each segment is read outside the lock and copied in one
+    /// write, after the writes queued before it.
+    /// - Throws: ``StorageError`` when the journal is closed or broken, a sync fails, or a
+    ///   segment to copy out of no longer reads back whole (nothing is deleted then).
     @discardableResult
     public func compact(limit: Int = 64) throws -> Int {
         // The oldest segments past the kept ones that open sessions still need.
         let targets = try files.withLock { files throws -> [(LogSegment, Set<String>)] in
             guard let files else { throw StorageError("journal is closed") }
+            if let broken = files.broken { throw StorageError(broken) }
             return files.older.keys.sorted().dropLast(Self.keptSegments).compactMap { id -> (LogSegment, Set<String>)? in
                 guard let segment = files.older[id], let sessions = files.index.live[id], !sessions.isEmpty else { return nil }
                 return (segment, sessions)
@@ -362,15 +525,10 @@ public final class LogJournal: RecoverableJournal {
         }
         for (segment, sessions) in targets {
             var copies: [LogRecord] = []
-            let bytes = try segment.read()
-            bytes.withUnsafeBufferPointer { buffer in
-                var offset = 0
-                while let (record, next) = LogRecord.decode(buffer, at: offset) {
-                    offset = next
-                    switch record {
-                    case .header, .entry: if sessions.contains(record.sessionId) { copies.append(record) }
-                    case .drop, .start: break
-                    }
+            try segment.forEachRecord { record in
+                switch record {
+                case .header, .entry: if sessions.contains(record.sessionId) { copies.append(record) }
+                case .drop, .start: break
                 }
             }
             try files.withLock { files throws in
@@ -381,15 +539,23 @@ public final class LogJournal: RecoverableJournal {
                 if !open.isEmpty { try write(open, to: &files) }
             }
         }
-        // The copies, and the drops written so far, reach the disk before anything goes.
-        try syncAll()
-        let deleted = files.withLock { files -> Int in
+        // The segments free now: the copies out of them and the drops that freed them are
+        // written, and the sync below takes them to the disk. One that a drop frees during or
+        // after the sync goes at the next pass, after the next sync.
+        let free = try files.withLock { files throws -> Set<Int> in
             for (segment, sessions) in targets { files?.index.moved(sessions, from: segment.id) }
-            let before = files?.older.count ?? 0
-            files?.dropUnneededStart()
-            return before - (files?.older.count ?? 0)
+            guard let files else { throw StorageError("journal is closed") }
+            return Set(files.older.keys.filter { !files.index.isLive($0) })
         }
-        if deleted > 0 { try LogSegment.syncDirectory(directory) }
+        try syncAll()
+        afterCompactionSync.withLock { $0 }?()
+        let deleted = try files.withLock { files throws -> Int in
+            guard var state = files.take() else { throw StorageError("journal is closed") }
+            defer { files = state }
+            if let broken = state.broken { throw StorageError(broken) }
+            return state.dropStart(among: free)
+        }
+        if deleted > 0 { try syncQueue.sync { try LogSegment.syncDirectory(directory) } }
         return deleted
     }
 
@@ -461,15 +627,45 @@ public final class LogJournal: RecoverableJournal {
 
     // MARK: Lifecycle
 
-    /// Writes what is queued, then refuses further appends (they throw) and closes the files
-    /// (once their background syncs are done). Idempotent.
+    /// Writes what is queued, then refuses further appends (they throw), syncs the files (a
+    /// failure goes to `onFailure`), closes them and releases the directory's lock. Idempotent.
     public func close() {
         queue.close()
-        files.withLock { files in
+        let state = files.withLock { files -> Files? in
             commitPending(&files)
-            files = nil
+            defer { files = nil }
+            return files
         }
-        syncQueue.sync {}
+        syncQueue.sync {
+            guard let state, state.broken == nil else { return }
+            try? flush(state.all, directoryThrough: state.directoryToSync)
+        }
+        lock.release()
+    }
+
+    /// Why the journal refuses writes (a write that could not be undone, a failed sync), or nil:
+    /// for health checks and tests.
+    public var failure: String? { files.withLock { $0?.broken } }
+
+    /// `fdatasync`s of segments done so far, for metrics and tests.
+    public var syncCount: Int { syncs.load(ordering: .relaxed) }
+
+    /// `fsync`s of the directory done so far because segments were made, for tests.
+    var directorySyncCount: Int { directorySyncs.load(ordering: .relaxed) }
+
+    /// Times the next segment could not be made (writing went on in the full one), for metrics.
+    public var failedRotations: Int { rotationFailures.load(ordering: .relaxed) }
+
+    /// Fault-injection hook for tests: the next `failNextSyncs` syncs fail as `fdatasync` would.
+    var failNextSyncs: Int {
+        get { injectedSyncFailures.load(ordering: .relaxed) }
+        set { injectedSyncFailures.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Test hook: runs in ``compact(limit:)`` after its sync, before it deletes anything.
+    var compactionDidSync: (@Sendable () -> Void)? {
+        get { afterCompactionSync.withLock { $0 } }
+        set { afterCompactionSync.withLock { $0 = newValue } }
     }
 
     /// Fault-injection hook for tests: the next `failNextCommits` commits fail and their appends

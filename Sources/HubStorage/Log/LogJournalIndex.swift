@@ -41,7 +41,9 @@ struct LogJournalIndex {
 
     /// Takes in a record read back from `segment` at start, segments in order. Entries may come
     /// before their session's header here (a compaction copied the header to a later segment),
-    /// so they are kept until ``finishReplay()``, unless the session was dropped before them.
+    /// so they are kept until ``finishReplay()``, unless the session was dropped before them. A
+    /// header after a drop opens the session again (a move from another journal repeated after
+    /// it ended), as ``apply(_:in:)`` did when it was written: the entries after it are its own.
     mutating func replay(_ record: LogRecord, in segment: Int) {
         switch record {
         case .entry(let sessionId, _, _, _, _):
@@ -51,8 +53,11 @@ struct LogJournalIndex {
         case .drop(let sessionId):
             dropped.insert(sessionId)
             remove(sessionId)
-        case .header, .start:
+        case .header(let sessionId, _, _):
+            dropped.remove(sessionId)
             apply(record, in: segment)
+        case .start:
+            break
         }
     }
 

@@ -47,7 +47,9 @@ final class LogSegment: Sendable {
         return "journal-" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits + ".log"
     }
 
-    /// The segment numbers of the files in `directory`, ascending.
+    /// The segment numbers of the files in `directory`, ascending: a file counts only when its
+    /// name is exactly ``fileName(_:)`` of its number (a stray `journal-1.log` beside
+    /// `journal-00000001.log` is not segment 1 a second time).
     static func ids(in directory: String) throws -> [Int] {
         guard let handle = opendir(directory) else { throw StorageError("journal directory \(directory): \(errorText())") }
         defer { closedir(handle) }
@@ -57,7 +59,9 @@ final class LogSegment: Sendable {
                 pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             guard name.hasPrefix("journal-"), name.hasSuffix(".log") else { continue }
-            if let id = Int(name.dropFirst("journal-".count).dropLast(".log".count)) { ids.append(id) }
+            if let id = Int(name.dropFirst("journal-".count).dropLast(".log".count)), id > 0, fileName(id) == name {
+                ids.append(id)
+            }
         }
         return ids.sorted()
     }
@@ -108,6 +112,25 @@ final class LogSegment: Sendable {
             done += result
         }
         return bytes
+    }
+
+    /// Reads the file and calls `body` with each of its records, in order.
+    /// - Throws: ``StorageError`` when the read fails, or when the file does not decode to its
+    ///   end: recovery accepted it whole, so a record that no longer reads back (a media error, a
+    ///   file changed from outside) must fail the compaction or read instead of leaving a hole.
+    func forEachRecord(_ body: (LogRecord) -> Void) throws {
+        let bytes = try read()
+        let end = bytes.withUnsafeBufferPointer { buffer -> Int in
+            var offset = 0
+            while let (record, next) = LogRecord.decode(buffer, at: offset) {
+                body(record)
+                offset = next
+            }
+            return offset
+        }
+        guard end == bytes.count else {
+            throw StorageError("journal segment \(path): damaged at byte \(end) of \(bytes.count) (it read back whole at start)")
+        }
     }
 
     /// Cuts the file to `length` bytes (a torn tail found when reading it back).

@@ -84,8 +84,11 @@ public struct HubPersistence: Sendable {
                 journal = try SQLiteJournal(path: SQLiteJournal.path(besideStore: path), commitInterval: interval,
                                             decoder: BroadcastDecoder(), runner: runner)
             case .log:
-                journal = try LogJournal(directory: LogJournal.directory(besideStore: path), commitInterval: interval,
-                                         decoder: BroadcastDecoder(), runner: runner)
+                let log = try LogJournal(directory: LogJournal.directory(besideStore: path), commitInterval: interval,
+                                         decoder: BroadcastDecoder(), runner: runner,
+                                         onFailure: JournalUpkeep.failureHandler(logger))
+                JournalUpkeep.logRecovery(of: log, logger: logger)
+                journal = log
             }
         } catch {
             store.close()
@@ -97,7 +100,7 @@ public struct HubPersistence: Sendable {
             // whose history a crash wrote without dropping their journal: none may be rebuilt
             // twice or lost.
             let adopted = try journal.adoptRows(from: store.database)
-            let moved = try moveOtherJournal(besideStore: path, into: journal, kind: kind)
+            let moved = try moveOtherJournal(besideStore: path, into: journal, kind: kind, logger: logger)
             let forgotten = try journal.forgetEnded(in: store.database)
             if adopted > 0 || moved > 0 || forgotten > 0 {
                 logger.notice("journal reconciled", metadata: [
@@ -114,12 +117,7 @@ public struct HubPersistence: Sendable {
             journal: journal, history: store, learners: store, stores: stores,
             maintenance: {
                 let written = await store.retrySealed()
-                do {
-                    try journal.forgetEnded(in: store.database)
-                    try journal.tidy()
-                } catch {
-                    logger.warning("journal upkeep failed", metadata: ["error": "\(error)"])
-                }
+                JournalUpkeep.run(journal, store: store.database, logger: logger)
                 let waiting = (try? store.sealedCount()) ?? -1
                 if written > 0 || waiting > 0 {
                     logger.notice("history retry", metadata: ["written": "\(written)", "waiting": "\(waiting)"])
@@ -135,11 +133,13 @@ public struct HubPersistence: Sendable {
     /// `storePath` by a hub that ran with the other `--journal`, into `journal` (which makes them
     /// durable), then deletes the other journal; returns how many sessions moved. A crash in
     /// between moves them again at the next start: a journal reads a repeated row once. A log
-    /// directory is renamed before it is deleted (one step), so that a crash in the middle of
-    /// deleting it never leaves a part of it to be read as a journal; an SQLite file goes after
-    /// its WAL and the WAL's index.
+    /// directory is renamed before it is deleted, and the rename is synced before the first file
+    /// goes, so that a crash in the middle of deleting it never leaves a part of it to be read as
+    /// a journal (its `quarantine/` goes with it; what its recovery set aside is logged). An
+    /// SQLite file is checkpointed whole first (`wal_checkpoint(TRUNCATE)`: the file holds
+    /// everything, the WAL nothing), so whatever a crash leaves of its files is all or nothing.
     static func moveOtherJournal(besideStore storePath: String, into journal: any LocalJournal,
-                                 kind: JournalKind) throws -> Int {
+                                 kind: JournalKind, logger: Logger) throws -> Int {
         let files = FileManager.default
         let folder = (storePath as NSString).deletingLastPathComponent
         let parent = folder.isEmpty ? "." : folder
@@ -149,16 +149,29 @@ public struct HubPersistence: Sendable {
             let removed = directory + ".removed"
             if files.fileExists(atPath: removed) { try files.removeItem(atPath: removed) }
             guard files.fileExists(atPath: directory) else { return 0 }
-            let moved = try move(from: LogJournal(directory: directory, decoder: BroadcastDecoder()), into: journal)
+            let old = try LogJournal(directory: directory, decoder: BroadcastDecoder(),
+                                     onFailure: JournalUpkeep.failureHandler(logger))
+            JournalUpkeep.logRecovery(of: old, logger: logger)
+            let moved = try move(from: old, into: journal)
             try files.moveItem(atPath: directory, toPath: removed)
+            try LogJournal.syncDirectory(parent)  // the rename, before anything in it goes
             try files.removeItem(atPath: removed)
             try LogJournal.syncDirectory(parent)
             return moved
         case .log:
             let path = SQLiteJournal.path(besideStore: storePath)
             guard files.fileExists(atPath: path) else { return 0 }
-            let moved = try move(from: SQLiteJournal(path: path, decoder: BroadcastDecoder(), checkpointInterval: nil),
-                                 into: journal)
+            let old = try SQLiteJournal(path: path, decoder: BroadcastDecoder(), checkpointInterval: nil)
+            let moved = try move(from: old, into: journal) {
+                // Everything into the file itself and the WAL emptied, rather than trusting the
+                // checkpoint of the last close: the files then go in any order.
+                let done = try old.database.withConnection { db in
+                    try db.queryFirst("PRAGMA wal_checkpoint(TRUNCATE)") { $0.int(0) == 0 } ?? false
+                }
+                guard done else {
+                    throw StorageError("journal \(path): its WAL could not be checkpointed before it is deleted (busy)")
+                }
+            }
             for file in [path + "-wal", path + "-shm", path] where files.fileExists(atPath: file) {
                 try files.removeItem(atPath: file)
             }
@@ -167,11 +180,14 @@ public struct HubPersistence: Sendable {
         }
     }
 
-    /// Copies the open sessions of `old` into `journal`, then closes `old`; returns how many.
-    private static func move(from old: any LocalJournal, into journal: any LocalJournal) throws -> Int {
+    /// Copies the open sessions of `old` into `journal`, runs `finish` (still on `old`), then
+    /// closes `old`; returns how many.
+    private static func move(from old: any LocalJournal, into journal: any LocalJournal,
+                             finish: () throws -> Void = {}) throws -> Int {
         defer { old.close() }
         let sessions = try old.exportSessions()
         try journal.importSessions(sessions)
+        try finish()
         return sessions.count
     }
 }
