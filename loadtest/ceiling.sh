@@ -3,7 +3,9 @@
 # (issue 11: "the hub's ceiling over the relay's"). Steps through the offered rates given, in the
 # hub-path shape (loadtest/hub-path.sh: R sessions or rooms of 6, each member sending 0.5 messages/s,
 # R = D / 18), each step a fresh release hub pinned to one core with one event loop (`--threads 1`)
-# and the load generator on the other core, and stops after the second step over the bound.
+# and the default journal (the log journal; until 2026-12-02 the SQLite journal; HUB_ARGS="--threads 1
+# --journal sqlite" for that one), the load generator on the other core, and stops after the second
+# step over the bound.
 #
 #   loadtest/ceiling.sh sessions 6000 7500 9000 10500 12000   # the /ws path, full protocol
 #   loadtest/ceiling.sh rooms 30000 45000 60000 75000         # the raw /room relay
@@ -21,7 +23,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 MODE="${1:-}"
 case "$MODE" in
   sessions|rooms) shift ;;
-  *) sed -n '2,19p' "$0" >&2; exit 64 ;;
+  *) sed -n '2,20p' "$0" >&2; exit 64 ;;
 esac
 [ $# -gt 0 ] || { echo "[ceiling] give the offered deliveries/s to try, lowest first" >&2; exit 64; }
 : "${PLAYERS:=6}" "${RATE:=0.5}" "${DURATION:=30}" "${BOUND_MS:=10}"

@@ -20,7 +20,9 @@ Usage (loadtest/cluster-bench.sh sets everything up):
                    --postgres-dir DIR [--kills 10] [--sessions 200] [--players 4] [--rate 0.5]
                    [--seconds 40] [--rounds 3] [--json FILE]
 
-Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s). Every wait is bounded.
+Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s), the single SQLite node
+with the default local journal (the log journal since 2026-12-02; the runs recorded before that
+date measured the SQLite journal, which `--journal sqlite` would pick). Every wait is bounded.
 """
 
 import argparse

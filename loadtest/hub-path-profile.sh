@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # hub-path-profile.sh: where the hub's CPU goes on the hub path. Runs the hub-path sessions shape
 # (loadtest/hub-path.sh: R sessions x 6 players x 0.5 lines/s, hub pinned to one core with
-# --threads 1, SQLite journal) and, once the hub is busy, records PROFILE_SECONDS of it with
-# `perf` and DWARF call graphs (SQLite and the Swift runtime have no frame pointers), then prints
+# --threads 1, the default journal: the log) and, once the hub is busy, records PROFILE_SECONDS of
+# it with `perf` and DWARF call graphs (SQLite and the Swift runtime have no frame pointers), then prints
 # the hub's CPU by part: socket writes, the ended sessions' writes, journal commits, ...
 # (loadtest/profile_parts.py).
 #
 #   loadtest/hub-path-profile.sh                 # 9,000 deliveries/s offered
 #   D=18000 HUB_BIN=/tmp/other/sessionhub loadtest/hub-path-profile.sh
 #
-# Environment: D [9000] deliveries/s, PROFILE_SECONDS [5], HUB_BIN (as run.sh), OUT
+# Environment: D [9000] deliveries/s, PROFILE_SECONDS [5], HUB_BIN (as run.sh), HUB_ARGS [--threads 1]
+#   (HUB_ARGS="--threads 1 --journal sqlite": the SQLite journal, the default before 2026-12-02), OUT
 #   [loadtest/results/hub-path-profile-<date>]: perf.data, the run's JSON, parts.txt.
 # Needs `perf` (Debian: linux-perf); on a VM without a PMU it samples cpu-clock. Bounded: the
 # run is 60 s of load after connecting; perf records only while it runs.
@@ -20,7 +21,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 command -v perf >/dev/null || { . "$HERE/../scripts/deps.sh"; need_debs linux-perf; }
 mkdir -p "$OUT"
 N=$(python3 -c "print(max(1, round($D / 18)))")
-HUB_ARGS="--threads 1" "$HERE/run.sh" sessions --player lean --sessions "$N" --players 6 --rate 0.5 --duration 60 \
+HUB_ARGS="${HUB_ARGS:---threads 1}" "$HERE/run.sh" sessions --player lean --sessions "$N" --players 6 --rate 0.5 --duration 60 \
   --ramp 10 --quiet --json "$OUT/sessions.json" >"$OUT/run.log" 2>&1 &
 RUN=$!
 PID=""

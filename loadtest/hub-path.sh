@@ -2,7 +2,7 @@
 # hub-path.sh (also `loadtest/compare.sh hub-path`): the hub's own cost per delivery against the raw
 # relay's, in one run. For each offered rate D (deliveries/s), two runs on a fresh release hub pinned
 # to one core (load generator on the other), with the same shape: R sessions of K players over /ws
-# with the full protocol (JSON, validation, SQLite journal, stats), then R rooms of K members on the
+# with the full protocol (JSON, validation, the default journal, stats), then R rooms of K members on the
 # raw /room relay, every member sending RATE messages/s, R = D / (K * K * RATE). Prints server CPU µs
 # per delivery for both and their ratio (issue 11's figure), with p99 and what was delivered.
 #
@@ -12,6 +12,8 @@
 #
 # Environment: PLAYERS [6] RATE [0.5] DURATION [40] SIZE [200] (room message bytes, about a line's JSON),
 #   HUB_BIN / HUB_ARGS [--threads 1] / PIN as loadtest/run.sh; OUT [loadtest/results/hub-path-<date>].
+# The journal is the hub's default, the log journal (`--journal log`; runs before 2026-12-02 measured
+# the SQLite journal, then the default): HUB_ARGS="--threads 1 --journal sqlite" measures that one.
 # Loopback only; every run is bounded (run.sh, the load generator's own watchdog).
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"

@@ -13,7 +13,7 @@ import sys
 
 PARTS = [
     ("ended sessions' writes (history, progress, SM-2)", r"SQLiteStoreC4save|HistoryWriter|SQLiteStoreC5apply|PostgresStore.*save"),
-    ("journal commits", r"SQLiteJournal|PostgresJournal"),
+    ("journal commits", r"LogJournal|SQLiteJournal|PostgresJournal"),
     ("stats broadcasts", r"broadcastStats|LiveSession.*[Ss]tats|tick5slice"),
     ("socket writes and flushes", r"BaseSocketChannelC8flushNow|SocketC5write|writev"),
     ("say / recast in the session", r"LiveSessionC3say|LiveSessionC6recast"),

@@ -11,7 +11,8 @@
 #
 # Environment: HUB_BIN (default: loadtest/.hub-build/release/sessionhub, brought up to date first),
 #   LT_BIN (a sessionhub-loadtest already built; default: this package's, brought up to date first),
-#   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory" or "--no-compression"),
+#   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory", "--no-compression" or
+#   "--journal sqlite": the hub runs with its default journal, the log journal, unless told),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
 #
 # The signing secret is the benchmark's own, kept in loadtest/.run/secret (created on first use,

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # syscalls.sh [RATE] [RUNS]: what the hub asks of the kernel per delivery, a figure that moves far
 # less from run to run than CPU time on a shared VM. Each run starts a fresh release hub (run.sh:
-# pinned to one core, `--threads 1`, new SQLite files) under the hub-path shape (sessions of 6
-# players, 0.5 lines/s each, `--player lean`) at RATE deliveries/s (default 6000), waits for the
-# steady state, records the hub's system calls for WINDOW seconds with `perf record` on the
-# syscall tracepoints, and prints them per delivery: file writes and reads (SQLite's WAL and
-# checkpoints), socket writes, futex waits and wakes, epoll waits, and the hub's context switches
-# (from /proc), with the run's delivered rate, CPU and p99.
+# pinned to one core, `--threads 1`, new files, the default journal: the log) under the hub-path
+# shape (sessions of 6 players, 0.5 lines/s each, `--player lean`) at RATE deliveries/s (default
+# 6000), waits for the steady state, records the hub's system calls for WINDOW seconds with
+# `perf record` on the syscall tracepoints, and prints them per delivery: file writes and reads
+# (the log journal's segments; SQLite's WAL and checkpoints), socket writes, futex waits and
+# wakes, epoll waits, and the hub's context switches (from /proc), with the run's delivered rate,
+# CPU and p99.
 #
 #   loadtest/syscalls.sh                 # 6,000/s, one run
 #   HUB_BIN=/tmp/old-sessionhub loadtest/syscalls.sh 6000 3
 #
 # Environment: HUB_BIN, PIN as run.sh; HUB_ARGS [--threads 1] (`PIN=0 HUB_ARGS="--threads 2"`: both
-# cores); WINDOW [8] seconds; OUT [loadtest/results/syscalls-<date>].
+# cores; `HUB_ARGS="--threads 1 --journal sqlite"`: the SQLite journal instead of the default log);
+# WINDOW [8] seconds; OUT [loadtest/results/syscalls-<date>].
 # Needs `perf` (Debian: linux-perf) and root (or perf_event_paranoid <= 1). Loopback only; every
 # run is bounded by run.sh and the load generator's own watchdog.
 set -euo pipefail
@@ -65,7 +67,9 @@ fds = dict(line.split(None, 1) for line in open(d + "/fds.txt") if len(line.spli
 def kind(fd):
     target = fds.get(str(int(fd, 16)), "").strip()
     if target.startswith("socket:"): return "socket"
-    # The journal's own file (data/…-journal.sqlite) apart from the store's.
+    # The log journal's segments (data/…-journal.log/journal-NNNNNNNN.log).
+    if "-journal.log/" in target: return "journal-log"
+    # The SQLite journal's own file (data/…-journal.sqlite) apart from the store's.
     owner = "journal-" if "-journal.sqlite" in target else ""
     if target.endswith("-wal"): return owner + "wal"
     if target.endswith(".sqlite"): return owner + "db"

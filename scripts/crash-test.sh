@@ -3,13 +3,15 @@
 #
 #   bash scripts/crash-test.sh
 #
-# Runs Tests/Interop/crash_recovery.py three times (the killed hub with `--threads 1`, then 2: the
-# journal committing on the event loop, then on its own thread; then with `--journal log`, the
-# append-only log journal, and one loop); it starts `sessionhub serve` on a fresh SQLite
-# database, plays a 3-player session, kills the hub with SIGKILL in the middle of a burst of
-# `say` requests, restarts it on the same database and checks that every player resumes with
-# exactly the broadcasts it missed, that the session goes on and that the premium players'
-# history holds every acknowledged line once.
+# Runs Tests/Interop/crash_recovery.py three times: with the default journal (the append-only log
+# journal; no --journal given) and the killed hub on one event loop, its journal committing on that
+# loop; with `--journal log` and two loops, the journal committing on its own thread; then with
+# `--journal sqlite` (the SQLite journal) and one loop. Each run is named in the output
+# (`[crash-test] run N/3: …` and its `crash recovery (…): N passed` line). Each starts
+# `sessionhub serve` on a fresh SQLite database, plays a 3-player session, kills the hub with
+# SIGKILL in the middle of a burst of `say` requests, restarts it on the same database and checks
+# that every player resumes with exactly the broadcasts it missed, that the session goes on and
+# that the premium players' history holds every acknowledged line once.
 # The server binary is $SESSIONHUB_BIN, else .build/debug/sessionhub (this script does not
 # build it; it waits up to BIN_WAIT seconds, default 120, for it to appear, e.g. during a
 # rebuild). Installs what is missing: python3-venv from Debian and the pinned `websockets`
@@ -23,7 +25,7 @@ cd "$ROOT"
 export DEBIAN_FRONTEND=noninteractive
 
 case "${1:-}" in
-  -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
 esac
 
 log() { echo "[crash-test] $*" >&2; }
@@ -54,15 +56,28 @@ finish() {
 trap finish EXIT
 trap 'STATUS=130; exit 130' INT TERM
 
-# Twice: the killed hub with one event loop (its journal commits on that loop), then with two
-# (the journal commits on a thread of its own, as on any multi-core machine's default).
-# Then once more with the log journal (`--journal log`), its commits on the one loop.
+# The log journal twice: as the default (no --journal, SESSIONHUB_JOURNAL unset) with the killed
+# hub on one event loop (its journal commits on that loop), then named with two loops (the journal
+# commits on a thread of its own, as on any multi-core machine's default). Then the SQLite journal
+# (`--journal sqlite`), its commits on the one loop.
 STATUS=0
-for run in "sqlite 1" "sqlite 2" "log 1"; do
+n=0
+for run in "default 1" "log 2" "sqlite 1"; do
   set -- $run
-  log "the killed hub runs with --journal $1 --threads $2"
+  n=$((n + 1))
+  case "$1" in
+    default) name="log journal (the default, no --journal)"; journal=() ;;
+    log) name="log journal (--journal log)"; journal=(--journal log) ;;
+    sqlite) name="SQLite journal (--journal sqlite)"; journal=(--journal sqlite) ;;
+  esac
+  log "run $n/3: $name, the killed hub with --threads $2"
   mkdir -p "$WORK/$1-threads-$2"
-  "$VENV/bin/python" "$ROOT/Tests/Interop/crash_recovery.py" --bin "$BIN" --work "$WORK/$1-threads-$2" \
-    --journal "$1" --killed-threads "$2" || STATUS=1
+  if "$VENV/bin/python" "$ROOT/Tests/Interop/crash_recovery.py" --bin "$BIN" --work "$WORK/$1-threads-$2" \
+    "${journal[@]}" --killed-threads "$2"; then
+    log "run $n/3 passed: $name, --threads $2"
+  else
+    log "run $n/3 FAILED: $name, --threads $2"
+    STATUS=1
+  fi
 done
 exit $STATUS

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Soak test of the hub (docs/SOAK.md): the real binary on a SQLite file on loopback under mixed
-# load for a bounded time — well-behaved players who drop and resume, `sessionhub-bot` runs, slow
+# Soak test of the hub (docs/SOAK.md): the real binary on a SQLite file, with its default journal
+# (the log journal; `-- --journal sqlite` for the SQLite one), on loopback under mixed load for a
+# bounded time — well-behaved players who drop and resume, `sessionhub-bot` runs, slow
 # readers, rate-limit offenders and garbage senders, and one SIGKILL + restart in the middle.
 #
 #   bash scripts/soak.sh [--minutes N] [--seed S] [--report FILE] [--keep] [-- SERVE-ARGS...]
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
     --report) REPORT="${2:?--report needs a file}"; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --) shift; SERVE_ARGS+=("$@"); break ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) log "unknown argument: $1 (see --help)"; exit 64 ;;
   esac
 done
@@ -86,7 +87,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'STATUS=130; exit 130' INT TERM
 
-log "hub $BIN, bot $BOT, $MINUTES minutes"
+# The journal the hub keeps, as it will pick it: the last --journal of the serve arguments, else
+# SESSIONHUB_JOURNAL, else its default.
+JOURNAL="${SESSIONHUB_JOURNAL:+$SESSIONHUB_JOURNAL (SESSIONHUB_JOURNAL)}"
+JOURNAL="${JOURNAL:-log (the default)}"
+for ((i = 0; i < ${#SERVE_ARGS[@]}; i++)); do
+  case "${SERVE_ARGS[$i]}" in
+    --journal) [ $((i + 1)) -lt ${#SERVE_ARGS[@]} ] && JOURNAL="${SERVE_ARGS[$((i + 1))]} (--journal)" ;;
+    --journal=*) JOURNAL="${SERVE_ARGS[$i]#--journal=} (--journal)" ;;
+  esac
+done
+log "hub $BIN, bot $BOT, $MINUTES minutes, journal $JOURNAL"
 ARGS=(--bin "$BIN" --bot-bin "$BOT" --work "$WORK" --minutes "$MINUTES")
 [ -n "$SEED" ] && ARGS+=(--seed "$SEED")
 case "$REPORT" in /*) ;; *) REPORT="$CALLER_DIR/$REPORT" ;; esac

@@ -51,10 +51,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "File holding the token signing secret (created with a random secret when missing); SESSIONHUB_SECRET overrides it.")
     var secretFile: String = "data/dev-secret"
 
-    @Option(help: "SQLite file for profiles, progress and history (created with its directory when missing); the journal of live sessions goes beside it, in NAME-journal.sqlite.")
+    @Option(help: "SQLite file for profiles, progress and history (created with its directory when missing); the journal of live sessions goes beside it, in NAME-journal.log/ (NAME-journal.sqlite with --journal sqlite).")
     var database: String = "data/sessionhub.sqlite"
 
-    @Option(help: "Journal of live sessions on SQLite storage: sqlite (NAME-journal.sqlite, the default) or log (an append-only log in NAME-journal.log/: one write per group commit, no checkpoint); SESSIONHUB_JOURNAL names it too. Open sessions move over when it changes.")
+    @Option(help: "Journal of live sessions on SQLite storage: log (an append-only log in NAME-journal.log/: one write per group commit, no checkpoint; the default) or sqlite (NAME-journal.sqlite); SESSIONHUB_JOURNAL names it too. Open sessions move over when it changes.")
     var journal: JournalKind?
 
     @Flag(help: "Keep everything in memory instead (nothing survives a restart; no /api routes).")
@@ -141,7 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             journalKind = kind
         } else {
-            journalKind = .sqlite
+            journalKind = .default
         }
         // The hub's event loops, made first: PostgreSQL's connections run on them too.
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)

@@ -3,7 +3,7 @@
 section 13, "Across a hub restart").
 
 Usage:
-  crash_recovery.py --bin PATH/sessionhub --work DIR [--killed-threads N]
+  crash_recovery.py --bin PATH/sessionhub --work DIR [--killed-threads N] [--journal log|sqlite]
 
 Starts `sessionhub serve` itself on a fresh SQLite database in DIR (secret, port files, server
 logs go there too), so that it can kill it. The run:
@@ -12,7 +12,9 @@ logs go there too), so that it can kill it. The run:
      lines in turns, a recast accepted, a recast left open, one player drops and resumes;
   2. each player fires `say` requests without waiting and the hub is killed with SIGKILL;
      (`--killed-threads N` sets the killed hub's event loops: with 1 its journal commits on that
-     loop, with more on a thread of its own; the restarted hub always runs with the default);
+     loop, with more on a thread of its own; the restarted hub always runs with the default;
+     `--journal` names the journal both hubs keep, else SESSIONHUB_JOURNAL is left unset and
+     they keep the default, the log journal);
   3. the hub restarts on the same database and secret; every player reconnects
      (`welcome.resumableSessionId`), resumes with the last token it held and its last seq, and
      must get exactly the broadcasts it missed (`mode` replay, seqs lastSeq+1 ... contiguous,
@@ -25,7 +27,7 @@ logs go there too), so that it can kill it. The run:
 
 The binary (and its resource bundles) is copied into DIR first, so that a rebuild of the tree
 during the run cannot swap it between the two starts. Prints one line per check
-(`PASS name -- detail` / `FAIL name -- reason`) and `crash recovery: N passed, M failed`;
+(`PASS name -- detail` / `FAIL name -- reason`) and `crash recovery (CONFIG): N passed, M failed`;
 exits 0 iff every check passed. Every wait is bounded (10 s); the whole run is cut at 55 s.
 """
 
@@ -282,8 +284,11 @@ class Run:
         self.port = None
         self.nonce = secrets.token_hex(3)
         self.env = {k: v for k, v in os.environ.items() if k not in ("SESSIONHUB_SECRET", "SESSIONHUB_JOURNAL")}
-        self.journal = args.journal
-        self.env["SESSIONHUB_JOURNAL"] = self.journal
+        # Without --journal the hubs run with the binary's default: the log journal (checked in
+        # s_journal, so a change of the default shows here).
+        self.journal = args.journal or "log"
+        if args.journal:
+            self.env["SESSIONHUB_JOURNAL"] = args.journal
         self.players = [Player("ana", "Ana", True, self.nonce), Player("ben", "Ben", True, self.nonce),
                         Player("chloe", "Chloé", False, self.nonce)]
         self.admin = None
@@ -771,6 +776,7 @@ class Run:
         if self.journal == "log":
             directory = stem + "-journal.log"
             expect(os.path.isdir(directory), "no journal directory beside %s" % self.db)
+            expect(not os.path.exists(stem + "-journal.sqlite"), "an SQLite journal beside the log journal")
             open_sessions, records = log_journal_open_sessions(directory)
             expect(self.sid not in open_sessions, "the ended session is still open in the log journal")
             return "%d records read; the session is not open" % records
@@ -790,6 +796,7 @@ class Run:
         expect(any(k.split(":")[0].endswith("-journal.sqlite") for k in counts),
                "no journal file beside %s" % self.db)
         expect(all(n == 0 for n in counts.values()), "journal rows left for the ended session: %s" % counts)
+        expect(not os.path.exists(stem + "-journal.log"), "a log journal beside the SQLite journal")
         return "no rows in %s" % ", ".join(sorted(counts))
 
     def s_logs(self):
@@ -872,8 +879,9 @@ def main():
     parser.add_argument("--work", required=True, help="directory for the database, secret, port files and logs")
     parser.add_argument("--killed-threads", type=int, default=0,
                         help="event loops of the hub that is killed (default: the server's default)")
-    parser.add_argument("--journal", choices=("sqlite", "log"), default="sqlite",
-                        help="the journal the hub keeps its live sessions in (SESSIONHUB_JOURNAL; default sqlite)")
+    parser.add_argument("--journal", choices=("sqlite", "log"), default=None,
+                        help="the journal the hub keeps its live sessions in (SESSIONHUB_JOURNAL; "
+                             "default: left unset, the binary's default, the log journal)")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
     run = Run(args)
@@ -890,7 +898,10 @@ def main():
         asyncio.run(step("server logs", run.s_logs))
     passed = sum(RESULTS)
     failed = len(RESULTS) - passed
-    print("crash recovery: %d passed, %d failed (%.1fs; work dir %s)" % (passed, failed, time.monotonic() - t0, run.work),
+    config = "%s journal%s, killed hub --threads %s" % (run.journal, "" if args.journal else " (the default)",
+                                                         args.killed_threads or "default")
+    print("crash recovery (%s): %d passed, %d failed (%.1fs; work dir %s)"
+          % (config, passed, failed, time.monotonic() - t0, run.work),
           flush=True)
     return 0 if failed == 0 and passed > 0 else 1
 

@@ -28,6 +28,10 @@ struct DrainIntegrationTests {
         defer { hub.kill() }
         let port = try await hub.waitForPort()
         try await HubProcess.waitUntilReady(port)
+        // Without `--journal`: the log journal (the default), and no SQLite journal beside it.
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("data/sessionhub-journal.log").path),
+                "no log journal beside the database")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("data/sessionhub-journal.sqlite").path))
 
         // 2. Five premium players in two shared sessions.
         let users = ["ana", "ben", "cleo", "dan", "eve"]

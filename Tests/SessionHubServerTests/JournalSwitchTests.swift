@@ -51,4 +51,31 @@ struct JournalSwitchTests {
         })
         await persistence.close?()
     }
+
+    @Test("The default journal is the log; a node that ran on the SQLite journal moves into it at start")
+    func defaultIsTheLog() async throws {
+        #expect(JournalKind.default == .log)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("journal-default-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/sessionhub.sqlite"
+        let logger = Logger(label: "test")
+        let sqlitePath = SQLiteJournal.path(besideStore: path)
+        let logDirectory = LogJournal.directory(besideStore: path)
+
+        // A node of the old default (the SQLite journal), stopped with a session open.
+        var persistence = try HubPersistence.sqlite(path: path, logger: logger, journal: .sqlite)
+        try await persistence.journal.opened(Self.header)
+        try await persistence.journal.append(contentsOf: [Self.entry(1), Self.entry(2)])
+        await persistence.close?()
+
+        // Started again without naming a journal: the log, holding the session.
+        persistence = try HubPersistence.sqlite(path: path, logger: logger)
+        #expect(persistence.journal is LogJournal)
+        #expect(FileManager.default.fileExists(atPath: logDirectory))
+        #expect(!FileManager.default.fileExists(atPath: sqlitePath), "the SQLite journal was not deleted")
+        let journal = try #require(persistence.journal as? any RecoverableJournal)
+        #expect(try await journal.openSessions() == [Self.header])
+        #expect(try await journal.entries(sessionId: Self.header.sessionId).map(\.seq) == [1, 2])
+        await persistence.close?()
+    }
 }

@@ -32,7 +32,7 @@ public enum SettingsCatalog {
                 summary: "Period of the heap trim that returns freed memory to the system after a burst (0: never).",
                 onBreach: "—"),
         Setting("server.journalCommitInterval", \.journalCommitInterval, .seconds, unit: "seconds", range: 0...0.1,
-                summary: "Least time between two commits of the SQLite journal: lines arriving meanwhile share one transaction (a line is broadcast once committed).",
+                summary: "Least time between two commits of the local journal (log or SQLite): lines arriving meanwhile share one commit (a line is broadcast once committed).",
                 onBreach: "—"),
         Setting("server.maintenanceInterval", \.maintenanceIntervalSeconds, .wholeSeconds, unit: "seconds", range: 1...86_400,
                 summary: "Period of the storage upkeep (retrying history writes that failed).",

@@ -1,13 +1,15 @@
 import HubStorage
 import NIOCore
 
-/// Runs the SQLite journal's group commits on an event loop.
+/// Runs a local journal's group commits (the log's or SQLite's) on an event loop.
 ///
 /// With one event loop (`--threads 1`) every session runs on it: an append then reaches its
 /// commit, and the commit wakes the session, as jobs of the same loop — no thread switch, no
-/// futex and no loop wake-up per commit. The commit holds the loop while SQLite writes its WAL
-/// frames (no `fsync` in WAL mode with `synchronous=NORMAL`), and while it waits for the
-/// journal's exclusive work or a checkpoint's last step (``HubStorage/SQLiteCommitRunner``).
+/// futex and no loop wake-up per commit. The commit holds the loop for its write: the log
+/// journal's one `pwrite` (its syncs run on a queue of their own; a compaction's copy, under the
+/// same lock, can hold it longer), or SQLite's WAL frames (no
+/// `fsync` in WAL mode with `synchronous=NORMAL`) and any wait for the journal's exclusive work
+/// or a checkpoint's last step (``HubStorage/SQLiteCommitRunner``).
 /// The journal must be closed before the loop stops (the server closes its storage first).
 /// With several loops the journal
 /// keeps its own thread (``HubStorage/DispatchCommitRunner``): a commit on one loop would hold

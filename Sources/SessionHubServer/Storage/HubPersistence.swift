@@ -64,16 +64,17 @@ public struct HubPersistence: Sendable {
     /// The SQLite file at `path` (created with its directories and schema when missing): one
     /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit journal
     /// beside it, committing at most once per `commitInterval`
-    /// (``HubServerConfiguration/journalCommitInterval``): by default a ``SQLiteJournal`` in its
-    /// own file (``SQLiteJournal/path(besideStore:)``), with `journal: .log` a ``LogJournal`` in a
-    /// directory (``LogJournal/directory(besideStore:)``). Open sessions left in the other kind
+    /// (``HubServerConfiguration/journalCommitInterval``): the `journal` kind, by default
+    /// ``JournalKind/default`` (the log): with `.log` a ``LogJournal`` in a directory
+    /// (``LogJournal/directory(besideStore:)``), with `.sqlite` a ``SQLiteJournal`` in its own file
+    /// (``SQLiteJournal/path(besideStore:)``). Open sessions left in the other kind
     /// of journal (a switch between them) move into this one at start. Upkeep retries sealed
     /// history writes and keeps the journal small.
     /// - Parameter commitLoop: the hub's event loop when it has only one: the journal then
     ///   commits on it (``EventLoopCommitRunner``) instead of on a thread of its own.
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
-                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .sqlite) throws -> HubPersistence {
+                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .default) throws -> HubPersistence {
         let store = try SQLiteStore(path: path)
         let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
         let interval = Duration.nanoseconds(commitInterval.nanoseconds)

@@ -9,7 +9,8 @@ import Darwin
 /// (SIGTERM for a drain, SIGKILL for a crash) and start it again on the same database.
 ///
 /// It runs with ``HubTestServer/secret``, so ``HubTestServer/token(_:name:ttl:admin:)`` tokens
-/// work against it, JSON logs on standard error (kept for failure messages), two threads.
+/// work against it, JSON logs on standard error (kept for failure messages), two threads, and the
+/// default journal (`SESSIONHUB_JOURNAL` is not passed on).
 final class HubProcess: Sendable {
     private let child: ChildProcess
     private let portFile: String
@@ -26,6 +27,8 @@ final class HubProcess: Sendable {
         let portFile = directory.appendingPathComponent("port-\(name)").path
         var environment = ProcessInfo.processInfo.environment
         environment["SESSIONHUB_SECRET"] = String(decoding: HubTestServer.secret, as: UTF8.self)
+        // The journal the binary picks by default unless `arguments` name one (`--journal`).
+        environment["SESSIONHUB_JOURNAL"] = nil
         let child = try ChildProcess.spawn(
             binary.path,
             arguments: ["serve", "--port", String(port), "--port-file", portFile, "--database", database,
