@@ -8,7 +8,8 @@ extension PostgresStore: HistoryWriter {
     /// owns the session; at most ``defaultHistoryWritesInFlight`` (or what the store was given)
     /// at once on this node, the others waiting their turn. When the transaction fails (or another node owns the session now),
     /// everyone is answered `.error(.networkError)` and nothing is kept; a failure (not a lost
-    /// ownership) is retried by ``retrySealed()``.
+    /// ownership) is retried by ``retrySealed()``. Everyone's new words become known words in
+    /// the same transaction (``recordsNewWords``).
     public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         do {
             return try await historyGate.run { try await pool.transaction { db in try await self.apply(session, db) } }
@@ -24,6 +25,9 @@ extension PostgresStore: HistoryWriter {
             return session.everyParticipant(.error(.networkError))
         }
     }
+
+    /// ``save(_:)`` records the participants' new words with their history.
+    public var recordsNewWords: Bool { true }
 
     /// Writes the sessions kept after a failed write again; returns how many were written.
     @discardableResult
@@ -46,7 +50,7 @@ extension PostgresStore: HistoryWriter {
     /// then locked), the ledger
     /// that makes a session count once in progress, their progress and word reviews
     /// (``addToProgress(_:_:session:vocabulary:logger:)``), the premium participants' history
-    /// entries, and the session closed with its journal and seats.
+    /// entries, everyone's new words, and the session closed with its journal and seats.
     func apply(_ session: EndedSession, _ db: PostgresConnection) async throws -> [String: HistoryWriteResult] {
         for row in try await db.rows(of: PreparedQuery<LockOwner>(session.sessionId), logger: logger)
         where try row.decode(String?.self) != nodeId {
@@ -101,6 +105,11 @@ extension PostgresStore: HistoryWriter {
                     line_count = excluded.line_count, xp_earned = excluded.xp_earned, body = excluded.body
                 """, logger: logger)
         }
+        // Everyone's new words, known from now on (one insert; its rows in a fixed order).
+        var learned: [String: Set<String>] = [:]
+        for participant in participants where !participant.newWords.isEmpty { learned[participant.userId] = participant.newWords }
+        let knownWords = KnownWordsInsertStatement(learned, language: session.targetLanguage)
+        if !knownWords.words.isEmpty { _ = try await db.rows(of: knownWords, logger: logger) }
         // The session is in history now: it is closed, with its journal and seats, in the same transaction.
         try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger, rowLocked: true)
         return results

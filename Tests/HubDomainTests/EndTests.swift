@@ -176,6 +176,32 @@ struct EndTests {
         #expect(await h.learners.knownWords(userId: Users.bob.id, language: "fr") == ["cuatro"])
     }
 
+    /// A writer that keeps the new words with the history, as the stores do.
+    final class WordKeepingHistory: HistoryWriter {
+        let words = Mutex<[String: Set<String>]>([:])
+        var recordsNewWords: Bool { true }
+
+        func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
+            words.withLock { words in
+                for participant in session.participants { words[participant.userId, default: []].formUnion(participant.newWords) }
+            }
+            return session.everyParticipant(.error(.featureLocked))
+        }
+    }
+
+    @Test func aWriterThatKeepsNewWordsGetsThemWithTheSessionAndNoSecondWrite() async throws {
+        let history = WordKeepingHistory()
+        let h = Harness(historyOverride: history)
+        await h.learners.recordWords(["uno"], userId: Users.alice.id, language: "es")
+        let members = try await h.group(2)
+        try await members[0].say("Uno dos")
+        try await members[0].session.end(by: Users.alice.id)
+        #expect(history.words.withLock { $0 } == [Users.alice.id: ["dos"], Users.bob.id: ["uno", "dos"]])
+        // Not written a second time through the learner records.
+        #expect(await h.learners.knownWords(userId: Users.alice.id, language: "es") == ["uno"])
+        #expect(await h.learners.knownWords(userId: Users.bob.id, language: "es").isEmpty)
+    }
+
     @Test func nextSessionCountsOnlyWordsNotMetBefore() async throws {
         let h = Harness(premium: [Users.alice.id])
         let first = try await h.solo()

@@ -222,14 +222,7 @@ struct LogJournalSafetyTests {
         let files = try LogJournalTests.segments(path)
         let first = path + "/" + files[0]
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: first)))
-        var ends: [Int] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while let (_, next) = LogRecord.decode(buffer, at: offset) {
-                ends.append(next)
-                offset = next
-            }
-        }
+        let ends = LogJournalTests.recordEnds(bytes)
         #expect(ends.count > 4)
         let handle = try #require(FileHandle(forUpdatingAtPath: first))
         handle.seek(toFileOffset: UInt64(ends[1] + 10))
@@ -260,14 +253,7 @@ struct LogJournalSafetyTests {
         // The second segment loses its last record; half a record more ends the first.
         let second = path + "/" + files[1]
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: second)))
-        var ends: [Int] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while let (_, next) = LogRecord.decode(buffer, at: offset) {
-                ends.append(next)
-                offset = next
-            }
-        }
+        let ends = LogJournalTests.recordEnds(bytes)
         let torn = Array(bytes[ends[ends.count - 2]..<(ends[ends.count - 2] + 7)])
         try Data(bytes.prefix(ends[ends.count - 2]) + torn).write(to: URL(fileURLWithPath: second))
         var later = 0

@@ -23,6 +23,20 @@ struct LogJournalTests {
         try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".log") }.sorted()
     }
 
+    /// The offset just past each record that decodes, from the start of `bytes` up to the first
+    /// one that does not.
+    static func recordEnds(_ bytes: [UInt8]) -> [Int] {
+        var ends: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while let (_, next) = LogRecord.decode(buffer, at: offset) {
+                ends.append(next)
+                offset = next
+            }
+        }
+        return ends
+    }
+
     @Test("Records survive encoding, and a damaged byte ends what is read")
     func recordCodec() throws {
         let records: [LogRecord] = [
@@ -48,15 +62,7 @@ struct LogJournalTests {
         var first: [UInt8] = []
         try records[0].encode(into: &first)
         damaged[first.count + 12] ^= 0x40
-        var count = 0
-        damaged.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while let (_, next) = LogRecord.decode(buffer, at: offset) {
-                count += 1
-                offset = next
-            }
-        }
-        #expect(count == 1)
+        #expect(Self.recordEnds(damaged).count == 1)
         // A record cut short is not read.
         let cut = Array(bytes.prefix(first.count + 5))
         cut.withUnsafeBufferPointer { buffer in
@@ -171,14 +177,7 @@ struct LogJournalTests {
         // (its last record lost whole), while the third reached the disk.
         let second = path + "/" + files[1]
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: second)))
-        var offsets: [Int] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while let (_, next) = LogRecord.decode(buffer, at: offset) {
-                offsets.append(next)
-                offset = next
-            }
-        }
+        let offsets = Self.recordEnds(bytes)
         let keep = offsets[offsets.count - 2]
         try Data(bytes.prefix(keep)).write(to: URL(fileURLWithPath: second))
         let journal = try LogJournal(directory: path, segmentBytes: 4096)

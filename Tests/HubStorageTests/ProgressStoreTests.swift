@@ -156,6 +156,27 @@ struct ProgressStoreTests {
         }
     }
 
+    @Test("An ended session's save makes everyone's new words known, premium or not, in the session's language", arguments: StoreBackend.all)
+    func saveRecordsNewWords(_ backend: StoreBackend) async throws {
+        try await backend.with { (store: any TestStore) async throws in
+            #expect(store.recordsNewWords)
+            try await store.makePremium("ana")
+            await store.recordWords(["hola"], userId: "bob", language: "fr")
+            var session = Fixture.session("w1", endedAt: Day.mon16, multiplayer: true, users: [("ana", 10), ("bob", 10)],
+                                          targetLanguage: "fr")
+            session.participants[0].newWords = ["bonjour", "merci"]
+            session.participants[1].newWords = ["hola", "oui"]
+            #expect(await store.save(session) == ["ana": .success, "bob": .error(.featureLocked)])
+            #expect(await store.knownWords(userId: "ana", language: "fr") == ["bonjour", "merci"])
+            #expect(await store.knownWords(userId: "bob", language: "fr") == ["hola", "oui"])
+            #expect(await store.knownWords(userId: "ana", language: "es").isEmpty)
+            // Saved again (a retry after an unclear failure): nothing doubles, nothing fails.
+            _ = await store.save(session)
+            #expect(try await store.count("known_words") == 4)
+            #expect(store.learnerRecordFailures == 0)
+        }
+    }
+
     @Test("An ending session's streaks and words are recorded for everyone at once, as one by one", arguments: StoreBackend.all)
     func wholeSessionAtOnce(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in

@@ -27,7 +27,7 @@ struct SQLiteMigrationTests {
         #expect(try await reopened.getSession(userId: "ana", sessionId: "s1")?.stats?.xpEarned == 42)
         #expect(try await reopened.getSessions(userId: "ana", limit: 5, before: nil).total == 1)
         #expect(try await reopened.progress(userId: "ana").first?.totalXP == 42)
-        #expect(await reopened.knownWords(userId: "ana", language: "es") == ["hola"])
+        #expect(await reopened.knownWords(userId: "ana", language: "es") == ["hola", "café"], "the saved session's new word and the one recorded")
         #expect(try await reopened.profile(userId: "ana")?.isPremium == true)
     }
 

@@ -20,6 +20,7 @@ struct SQLiteSealingTests {
         #expect(try store.count("history") == 0)
         #expect(try store.count("progress") == 0)
         #expect(try await store.profile(userId: "bob") == nil)
+        #expect(await store.knownWords(userId: "ana", language: "es").isEmpty, "new words outside the rolled-back write")
         #expect(try store.sealedCount() == 1)
         let sealed = try store.sealedSessions()
         #expect(sealed.map(\.sessionId) == ["m1"])
@@ -39,6 +40,9 @@ struct SQLiteSealingTests {
         #expect(saved.recasts == session.recasts)
         #expect(saved.stats == session.participants[0].figures.stats)
         #expect(try await store.getSession(userId: "bob", sessionId: "m1") == nil)
+        // The new words came with the retried write.
+        #expect(await store.knownWords(userId: "ana", language: "es") == ["café"])
+        #expect(await store.knownWords(userId: "bob", language: "es") == ["café"])
         // Applied exactly once.
         #expect(try await store.progress(userId: "ana").first?.totalXP == 70)
         #expect(try await store.progress(userId: "bob").first?.totalXP == 30)

@@ -354,8 +354,9 @@ public actor LiveSession {
             await ports.journal.closed(sessionId: id)
             guard phase == .ending else { return }
         }
+        // A writer that keeps the new words with the history has recorded them already.
         var learned: [String: Set<String>] = [:]
-        for participant in participants where !participant.newWords.isEmpty {
+        for participant in participants where !participant.newWords.isEmpty && !ports.history.recordsNewWords {
             learned[participant.userId, default: []].formUnion(participant.newWords)
         }
         reachEndStage(.recordingWords)

@@ -7,6 +7,9 @@ extension SQLiteStore: HistoryWriter {
     /// `.error(.featureLocked)` and nothing in history. A participant without a profile gets a
     /// default (free) one.
     ///
+    /// Everyone's ``EndedParticipant/newWords`` become known words in the same transaction
+    /// (``recordsNewWords``).
+    ///
     /// When the transaction fails, nothing of it is kept, everyone is answered
     /// `.error(.networkError)`, and the session is sealed (`sealed_sessions`) for
     /// ``retrySealed()``.
@@ -18,6 +21,9 @@ extension SQLiteStore: HistoryWriter {
             return session.everyParticipant(.error(.networkError))
         }
     }
+
+    /// ``save(_:)`` records the participants' new words with their history.
+    public var recordsNewWords: Bool { true }
 
     /// Writes sealed sessions again (those kept in memory first), deleting each one whose write
     /// succeeds; returns how many were written. Call it at startup and periodically.
@@ -122,6 +128,8 @@ extension SQLiteStore: HistoryWriter {
                 ])
             results[participant.userId] = .success
         }
+        try Self.addKnownWords(db, session.participants.map { ($0.userId, $0.newWords) },
+                               language: session.targetLanguage)
         // The session is in history now: marked ended in the same transaction (its journal goes).
         try Self.markEnded(session.sessionId, db)
         try consumeInjectedFault()

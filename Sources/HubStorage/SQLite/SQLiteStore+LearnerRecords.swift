@@ -14,17 +14,7 @@ extension SQLiteStore: LearnerRecords {
     }
 
     public func recordWords(_ words: Set<String>, userId: String, language: String) async {
-        guard !words.isEmpty else { return }
-        do {
-            try database.transaction { db in
-                for word in words {
-                    try db.run("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
-                               [.text(userId), .text(language), .text(word)])
-                }
-            }
-        } catch {
-            noteLearnerFailure()
-        }
+        await recordWords([userId: words], language: language)
     }
 
     /// Records the UTC day of `now` as a session day and counts consecutive session days ending
@@ -48,16 +38,19 @@ extension SQLiteStore: LearnerRecords {
     public func recordWords(_ words: [String: Set<String>], language: String) async {
         guard words.values.contains(where: { !$0.isEmpty }) else { return }
         do {
-            try database.transaction { db in
-                for (userId, learned) in words.sorted(by: { $0.key < $1.key }) {
-                    for word in learned {
-                        try db.run("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
-                                   [.text(userId), .text(language), .text(word)])
-                    }
-                }
-            }
+            try database.transaction { db in try Self.addKnownWords(db, words.map { ($0.key, $0.value) }, language: language) }
         } catch {
             noteLearnerFailure()
+        }
+    }
+
+    /// Each user's `words` added to their known words in `language` (those known already are
+    /// ignored), inside the caller's transaction; users in id order.
+    static func addKnownWords(_ db: SQLiteConnection, _ words: [(userId: String, words: Set<String>)],
+                              language: String) throws {
+        for (userId, learned) in words.sorted(by: { $0.userId < $1.userId }) where !learned.isEmpty {
+            try db.runEach("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
+                           learned.lazy.map { [.text(userId), .text(language), .text($0)] })
         }
     }
 

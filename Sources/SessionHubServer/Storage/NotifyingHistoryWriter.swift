@@ -13,6 +13,8 @@ struct NotifyingHistoryWriter: HistoryWriter {
     /// Counts each participant's result.
     let metrics: HubMetrics
 
+    var recordsNewWords: Bool { inner.recordsNewWords }
+
     func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         await OffTheLoops.run { await saveAndNotify(session) }
     }

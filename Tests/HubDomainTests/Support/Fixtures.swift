@@ -69,8 +69,10 @@ struct Harness {
     /// - Parameters:
     ///   - premium: user ids for whom history is stored.
     ///   - journalOverride: a journal to use instead of ``journal``.
+    ///   - historyOverride: a history writer to use instead of ``history``.
     init(goalLines: Int = 100, maxPlayers: Int = 4, configuration: HubConfiguration = HubConfiguration(),
-         premium: Set<String> = [], journalOverride: (any SessionJournal)? = nil, extraScenarios: [Scenario] = [],
+         premium: Set<String> = [], journalOverride: (any SessionJournal)? = nil,
+         historyOverride: (any HistoryWriter)? = nil, extraScenarios: [Scenario] = [],
          resumeTokens: any ResumeTokenIssuer = RandomResumeTokens(), directory: any SessionDirectory = SingleNodeDirectory(),
          executors: any SessionExecutors = SerialQueueSessionExecutors()) {
         clock = TestClock()
@@ -80,7 +82,7 @@ struct Harness {
         learners = InMemoryLearnerRecords()
         scenario = Fixtures.scenario(goalLines: goalLines, maxPlayers: maxPlayers)
         ports = HubPorts(clock: clock, encoder: encoder, journal: journalOverride ?? journal,
-                         history: history, learners: learners, resumeTokens: resumeTokens, directory: directory,
+                         history: historyOverride ?? history, learners: learners, resumeTokens: resumeTokens, directory: directory,
                          executors: executors)
         hub = Hub(catalog: ScenarioCatalog([scenario] + extraScenarios), configuration: configuration, ports: ports)
     }
