@@ -356,8 +356,10 @@ public actor LiveSession {
         }
         // A writer that keeps the new words with the history has recorded them already.
         var learned: [String: Set<String>] = [:]
-        for participant in participants where !participant.newWords.isEmpty && !ports.history.recordsNewWords {
-            learned[participant.userId, default: []].formUnion(participant.newWords)
+        if !ports.history.recordsNewWords {
+            for participant in participants where !participant.newWords.isEmpty {
+                learned[participant.userId, default: []].formUnion(participant.newWords)
+            }
         }
         reachEndStage(.recordingWords)
         if !learned.isEmpty {
