@@ -88,7 +88,7 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
         switch message {
         case .joined(let joined):
             sessionId = joined.session.sessionId
-            perform(flow.joined(joined.session, now: now))
+            perform(flow.joined(JoinedSession(joined.session), now: now))
         case .left(let left):
             sessionId = nil
             stopSpeaking()

@@ -168,7 +168,7 @@ struct SeatFlow {
     }
 
     /// `joined` came at `now`: in session, and speaking (the host tells the slot first).
-    mutating func joined(_ session: ServerMessage.Snapshot, now: UInt64) -> Action {
+    mutating func joined(_ session: JoinedSession, now: UInt64) -> Action {
         recorder.join.record(Recorder.micros(requestSentAt, now))
         retries = 0
         phase = .inSession

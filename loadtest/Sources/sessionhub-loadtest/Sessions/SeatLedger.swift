@@ -22,11 +22,9 @@ struct SeatLedger {
 
     /// A session was joined: its broadcasts continue after the snapshot's `seq`, and the seat
     /// speaks its role's hints (every hint when the role has none).
-    mutating func joined(_ session: ServerMessage.Snapshot) {
+    mutating func joined(_ session: JoinedSession) {
         tracker = SeqTracker(after: session.seq)
-        let mine = session.scenario.hints.filter { $0.roleName == session.you.roleName }
-        hints = (mine.isEmpty ? session.scenario.hints : mine).map { ($0.textNative, $0.textTranslated) }
-        if hints.isEmpty { hints = [("Bonjour", "Hello")] }
+        hints = session.hints
     }
 
     /// Checks the next broadcast's `seq`; true when it is new (a gap counts the missing ones as

@@ -84,6 +84,7 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     private var socket: WebSocketSocket?
     private var sessionIdBytes: [UInt8] = []
     private let decoder = ServerMessageDecoder()
+    private let leanDecoder = JSONDecoder()
 
     init(index: Int, seat: Int, userId: String, loop: any EventLoop, recorder: Recorder, slot: SessionSlot, plan: SessionsPlan,
          connectStart: UInt64) {
@@ -144,6 +145,9 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
                 if broadcast(scan) { recorder.otherBroadcasts += 1 }
                 return true
             }
+            if !plan.fullDecode, scan.stringEquals(after: "{\"type\":\"", "joined") {
+                return leanJoined(buffer, now: now)
+            }
             if scan.stringEquals(after: "{\"type\":\"", "ended") {
                 if broadcast(scan) {
                     recorder.otherBroadcasts += 1
@@ -154,6 +158,17 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
             return false
         }
         if !handled { fullyDecoded(buffer, now: now) }
+    }
+
+    /// A `joined` read without its scenario, participants and transcript, once this scenario
+    /// and role's hints are known (``JoinedHintCache``); false when they are not yet (the
+    /// caller decodes it fully then, which keeps them).
+    private func leanJoined(_ buffer: ByteBuffer, now: UInt64) -> Bool {
+        guard let joined = try? leanDecoder.decode(LeanJoined.self, from: Data(buffer.readableBytesView)),
+              let hints = JoinedHintCache.shared.hints(for: joined.hintKey) else { return false }
+        sessionIdBytes = Array(joined.session.sessionId.utf8)
+        perform(flow.joined(JoinedSession(seq: joined.session.seq, joinCode: joined.session.joinCode, hints: hints), now: now))
+        return true
     }
 
     /// Everything that is not a high-volume broadcast (and everything with `--full-decode`).
@@ -170,7 +185,10 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
             perform(flow.welcomed(welcome, now: now))
         case .joined(let joined):
             sessionIdBytes = Array(joined.session.sessionId.utf8)
-            perform(flow.joined(joined.session, now: now))
+            let session = JoinedSession(joined.session)
+            JoinedHintCache.shared.keep(session.hints,
+                                        for: JoinedHintCache.key(scenario: joined.session.scenario.id, role: joined.session.you.roleName))
+            perform(flow.joined(session, now: now))
         case .left(let left):
             sessionIdBytes = []
             perform(flow.left(reason: left.reason))
