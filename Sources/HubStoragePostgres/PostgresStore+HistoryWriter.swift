@@ -105,10 +105,11 @@ extension PostgresStore: HistoryWriter {
                     line_count = excluded.line_count, xp_earned = excluded.xp_earned, body = excluded.body
                 """, logger: logger)
         }
-        // Everyone's new words, known from now on (one insert; its rows in a fixed order).
+        // Everyone's new words, known from now on (one insert, a row per participant under the
+        // session's id, in a fixed order).
         var learned: [String: Set<String>] = [:]
         for participant in participants where !participant.newWords.isEmpty { learned[participant.userId] = participant.newWords }
-        let knownWords = KnownWordsInsertStatement(learned, language: session.targetLanguage)
+        let knownWords = KnownWordsInsertStatement(learned, language: session.targetLanguage, source: session.sessionId)
         if !knownWords.words.isEmpty { _ = try await db.rows(of: knownWords, logger: logger) }
         // The session is in history now: it is closed, with its journal and seats, in the same transaction.
         try await PostgresJournal.close(session.sessionId, node: nodeId, db, logger: logger, rowLocked: true)

@@ -1,3 +1,4 @@
+import Foundation
 import HubDomain
 import HubStorage
 import PostgresNIO
@@ -20,9 +21,10 @@ extension PostgresStore: LearnerRecords {
         await recordWords([userId: words], language: language)
     }
 
-    /// Every participant's new words in one insert (one commit).
+    /// Every participant's new words in one insert (one commit), as a set of its own for each
+    /// (under a new unique source: a repeated call stores the words again, and reads merge them).
     public func recordWords(_ words: [String: Set<String>], language: String) async {
-        let insert = KnownWordsInsertStatement(words, language: language)
+        let insert = KnownWordsInsertStatement(words, language: language, source: "recorded:\(UUID().uuidString)")
         guard !insert.words.isEmpty else { return }
         do {
             _ = try await pool.client.rows(of: insert, logger: logger)
@@ -60,10 +62,16 @@ extension PostgresStore: LearnerRecords {
 
     // MARK: Statements (prepared: every player's join and every ended session runs them)
 
-    /// One row, one array: a player's known words are read at every join, often hundreds, and a
-    /// row per word cost the node more to receive than the words themselves.
+    /// Arrays, not a row per word: a player's known words are read at every join, often
+    /// hundreds, and a row per word cost the node more to receive than the words themselves. A
+    /// row per set the player learned from (``KnownWordsInsertStatement``), then the words of
+    /// `known_words`, where nodes before schema version 6 kept them, as one more array.
     private enum KnownWords: PreparedSQL {
-        static let sql = "SELECT coalesce(array_agg(word), '{}') FROM known_words WHERE user_id = $1 AND language = $2"
+        static let sql = """
+            SELECT words FROM known_word_sets WHERE user_id = $1 AND language = $2
+            UNION ALL
+            SELECT coalesce(array_agg(word), '{}') FROM known_words WHERE user_id = $1 AND language = $2
+            """
     }
 
     /// Day $1 recorded for users $2, and the run of days ending at it read back (``StreakRunSQL``;

@@ -42,6 +42,9 @@ protocol TestStore: ProfileRepository, HistoryRepository, ProgressRepository, Hi
     var learnerRecordFailures: Int { get }
     /// Runs one SQL statement (to plant rows an older version could have written).
     func execute(_ sql: String) async throws
+    /// Every known word as stored, a word stored twice counted twice: a repeated write that
+    /// doubled words shows here (reads merge them, so ``knownWords(userId:language:)`` cannot).
+    func storedKnownWords() async throws -> Int
 }
 
 extension TestStore {
@@ -55,6 +58,8 @@ extension SQLiteStore: TestStore {
     func execute(_ sql: String) async throws {
         try database.withConnection { try $0.execute(sql) }
     }
+
+    func storedKnownWords() async throws -> Int { try count("known_words") }
 }
 
 extension PostgresStore: TestStore {
@@ -63,11 +68,22 @@ extension PostgresStore: TestStore {
     }
 
     func count(_ table: String) async throws -> Int {
-        var total = 0
-        for try await count in try await pool.client.query("SELECT count(*) FROM \(unescaped: table)", logger: logger)
-            .decode(Int.self) {
-            total = count
+        try await integer("SELECT count(*) FROM \(table)")
+    }
+
+    /// The words of every set (schema version 6) and the rows of `known_words` (before it).
+    func storedKnownWords() async throws -> Int {
+        try await integer("""
+            SELECT (SELECT coalesce(sum(cardinality(words)), 0) FROM known_word_sets)::bigint
+                 + (SELECT count(*) FROM known_words)
+            """)
+    }
+
+    private func integer(_ sql: String) async throws -> Int {
+        var value = 0
+        for try await row in try await pool.client.query(PostgresQuery(unsafeSQL: sql), logger: logger).decode(Int.self) {
+            value = row
         }
-        return total
+        return value
     }
 }
