@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # pgrun.sh LABEL [serve args]: one PG node (or SQLite with STORE=sqlite) under the fan-out load; prints results + WAL.
+# (The experiment as it ran on 2026-12-04: a server from `scripts/postgres.sh start /tmp/exp/pg` with
+# pg_stat_statements preloaded; release binaries from loadtest/build.sh. A record, not a tool.)
 set -uo pipefail
 ROOT=/work/main
 LABEL=$1; shift
