@@ -15,7 +15,7 @@ extension SQLiteStore: HistoryWriter {
     /// ``retrySealed()``.
     public func save(_ session: EndedSession) async -> [String: HistoryWriteResult] {
         do {
-            return try database.transaction { db in try self.apply(session, db) }
+            return try writeTransaction { db, reviews in try self.apply(session, db, reviews: &reviews) }
         } catch {
             seal(session, error: error)
             return session.everyParticipant(.error(.networkError))
@@ -32,7 +32,7 @@ extension SQLiteStore: HistoryWriter {
         var written = 0
         for session in takeUnsealed() {
             do {
-                _ = try database.transaction { db in try self.apply(session, db) }
+                _ = try writeTransaction { db, reviews in try self.apply(session, db, reviews: &reviews) }
                 written += 1
             } catch {
                 seal(session, error: error)
@@ -48,13 +48,13 @@ extension SQLiteStore: HistoryWriter {
         }
         for sessionId in sealedIds {
             do {
-                let didWrite = try database.transaction { db -> Bool in
+                let didWrite = try writeTransaction { db, reviews -> Bool in
                     // Deleting first, in the same transaction, makes a concurrent retry skip it.
                     guard let body = try db.queryFirst("SELECT body FROM sealed_sessions WHERE session_id = ?",
                                                        [.text(sessionId)], row: { $0.data(0) }) else { return false }
                     try db.run("DELETE FROM sealed_sessions WHERE session_id = ?", [.text(sessionId)])
                     let session = try Self.decode(StoredEndedSession.self, from: body).session
-                    _ = try self.apply(session, db)
+                    _ = try self.apply(session, db, reviews: &reviews)
                     return true
                 }
                 if didWrite { written += 1 }
@@ -87,8 +87,10 @@ extension SQLiteStore: HistoryWriter {
 
     // MARK: Writing
 
-    /// The whole write of one ended session, inside the caller's transaction.
-    func apply(_ session: EndedSession, _ db: SQLiteConnection) throws -> [String: HistoryWriteResult] {
+    /// The whole write of one ended session, inside the caller's transaction; the word reviews it
+    /// read and wrote are noted in `reviews` (``writeTransaction(_:)``).
+    func apply(_ session: EndedSession, _ db: SQLiteConnection,
+               reviews: inout WordReviewCache.Changes) throws -> [String: HistoryWriteResult] {
         var results: [String: HistoryWriteResult] = [:]
         let vocabulary = SessionVocabulary(session)
         for participant in session.participants {
@@ -104,8 +106,8 @@ extension SQLiteStore: HistoryWriter {
             let firstTime = try db.run("INSERT OR IGNORE INTO progress_sessions (user_id, session_id) VALUES (?, ?)",
                                        [.text(participant.userId), .text(session.sessionId)]) == 1
             if firstTime {
-                try Self.addToProgress(db, userId: participant.userId, language: language, session: session,
-                                       participant: participant, vocabulary: vocabulary)
+                try addToProgress(db, userId: participant.userId, language: language, session: session,
+                                  participant: participant, vocabulary: vocabulary, reviews: &reviews)
             }
             guard profile.isPremium else {
                 results[participant.userId] = .error(.featureLocked)

@@ -115,15 +115,15 @@ extension SQLiteStore: ProgressRepository {
     /// recording the session's UTC day for streaks and the SM-2 review of the words they met
     /// (``ProgressRules/reviewed(_:existing:at:)``). Sessions applied out of order (a retried
     /// sealed session) add to the totals without moving the week or the last activity back.
-    static func addToProgress(_ db: SQLiteConnection, userId: String, language: String,
-                              session: EndedSession, participant: EndedParticipant,
-                              vocabulary: SessionVocabulary) throws {
+    func addToProgress(_ db: SQLiteConnection, userId: String, language: String,
+                       session: EndedSession, participant: EndedParticipant,
+                       vocabulary: SessionVocabulary, reviews: inout WordReviewCache.Changes) throws {
         let day = UTCCalendar.day(ofEpochMs: session.endedAt)
         try db.run("INSERT OR IGNORE INTO session_days (user_id, day) VALUES (?, ?)", [.text(userId), .integer(day)])
-        let stored = try db.queryFirst(progressColumns + " WHERE p.user_id = ? AND p.language = ?",
-                                       [.text(userId), .text(language)], row: progressRow)
+        let stored = try db.queryFirst(Self.progressColumns + " WHERE p.user_id = ? AND p.language = ?",
+                                       [.text(userId), .text(language)], row: Self.progressRow)
         let row = try ProgressRules.adding(session, participant, userId: userId, language: language, to: stored) {
-            try consecutiveDays(db, userId: userId, endingAt: $0)
+            try Self.consecutiveDays(db, userId: userId, endingAt: $0)
         }
         let progress = row.progress
 
@@ -152,24 +152,33 @@ extension SQLiteStore: ProgressRepository {
                 .optionalInteger(row.todayDay), .int(row.todaySeconds), .optionalInteger(row.lastSessionAt),
             ])
         try reviewWords(db, userId: userId, language: language, session: session,
-                        vocabulary: vocabulary)
+                        vocabulary: vocabulary, changes: &reviews)
     }
 
     /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction:
-    /// only the states that change are written (``ProgressRules/reviewed(_:existing:at:)``).
-    static func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
-                            vocabulary: SessionVocabulary) throws {
+    /// only the states that change are written (``ProgressRules/reviewed(_:existing:at:)``). The
+    /// stored states come from the cache where it knows them, else from one read; what was read
+    /// and written is noted in `changes` for the cache (``WordReviewCache``).
+    func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
+                     vocabulary: SessionVocabulary, changes: inout WordReviewCache.Changes) throws {
         let qualities = vocabulary.reviews(of: userId)
         guard !qualities.isEmpty else { return }
-        // The states of every reviewed word in one read (the words as one JSON array).
-        var existing: [String: WordReview] = [:]
-        let words = JSONTextArray.encode(qualities.keys)
-        try db.forEachRow("""
-            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-            FROM word_reviews WHERE user_id = ? AND language = ? AND word IN (SELECT value FROM json_each(?))
-            """, [.text(userId), .text(language), .text(words)]) { row in
-            existing[row.string(0)] = wordReview(row, from: 1)
-            return true
+        let key = WordReviewCache.Key(userId: userId, language: language)
+        var (existing, unknown) = reviewCache.withLock { $0.lookUp(qualities.keys, for: key) }
+        var noted: [String: WordReview?] = [:]
+        if !unknown.isEmpty {
+            // The states of the words the cache does not know, in one read (as one JSON array);
+            // a word not found has no row.
+            for word in unknown { noted[word] = .some(nil) }
+            try db.forEachRow("""
+                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+                FROM word_reviews WHERE user_id = ? AND language = ? AND word IN (SELECT value FROM json_each(?))
+                """, [.text(userId), .text(language), .text(JSONTextArray.encode(unknown))]) { row in
+                let state = Self.wordReview(row, from: 1)
+                existing[row.string(0)] = state
+                noted[row.string(0)] = state
+                return true
+            }
         }
         let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt).sorted { $0.key < $1.key }
         try db.runEach("""
@@ -184,6 +193,8 @@ extension SQLiteStore: ProgressRepository {
                 [.text(userId), .text(language), .text(word), .real(state.easeFactor), .int(state.intervalDays),
                  .int(state.repetitions), .integer(state.nextReviewAt), .integer(state.lastReviewedAt)]
             })
+        for (word, state) in updated { noted[word] = state }
+        changes.note(noted, for: key)
     }
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).

@@ -26,23 +26,53 @@ public final class SQLiteStore: Sendable {
     /// Ended sessions whose history write failed and which could not be sealed to disk either.
     private let unsealed = Mutex<[EndedSession]>([])
     private let learnerFailures = Atomic<Int>(0)
+    /// The word states an ended session's review looks up first (``WordReviewCache``).
+    let reviewCache: Mutex<WordReviewCache>
 
     /// Opens (creating it, its parent directories and its schema if needed) the store at `path`.
     ///
     /// With a `checkpointInterval` (default 500 ms) the WAL is checkpointed in the background by
     /// a ``SQLiteCheckpointer`` and never inside a commit; with nil, SQLite's automatic
     /// checkpoint is kept.
+    ///
+    /// - Parameter wordReviewCacheCapacity: how many learners' word states (in words) the store
+    ///   keeps in memory for ended sessions' reviews (``defaultWordReviewCacheCapacity``; 0: none).
+    ///   The store must be the file's only writer.
     public init(path: String = SQLiteStore.defaultPath,
-                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval) throws {
+                checkpointInterval: Duration? = SQLiteCheckpointer.defaultInterval,
+                wordReviewCacheCapacity: Int = SQLiteStore.defaultWordReviewCacheCapacity) throws {
         (database, checkpointer) = try SQLiteCheckpointer.openWriter(path: path, migrations: SQLiteMigrator.hubSchema,
                                                                      interval: checkpointInterval)
+        reviewCache = Mutex(WordReviewCache(capacity: wordReviewCacheCapacity))
     }
 
     /// Uses an open database (its schema must be ``SQLiteMigrator/hubSchema``); the caller
     /// owns it and its checkpointing.
-    public init(database: SQLiteDatabase) {
+    public init(database: SQLiteDatabase,
+                wordReviewCacheCapacity: Int = SQLiteStore.defaultWordReviewCacheCapacity) {
         self.database = database
         self.checkpointer = nil
+        reviewCache = Mutex(WordReviewCache(capacity: wordReviewCacheCapacity))
+    }
+
+    /// How many word states (SM-2, per learner and word) the store keeps in memory by default, so
+    /// that an ended session's review reads only the words it has not seen: 250,000, about 30 MB
+    /// once full (the words of some 3,000 learners who each met 80). Fewer than the active
+    /// learners' words and the cache keeps dropping learners before they play again.
+    public static let defaultWordReviewCacheCapacity = WordReviewCache.defaultCapacity
+
+    /// Word states held in memory now (``defaultWordReviewCacheCapacity``), for tests and metrics.
+    public var cachedWordReviews: Int { reviewCache.withLock { $0.count } }
+
+    /// Runs `body` in one write transaction; what it noted of word reviews goes to the cache once
+    /// it has committed, still under the connection's lock, so the next transaction sees it.
+    func writeTransaction<T: Sendable>(_ body: (SQLiteConnection, inout WordReviewCache.Changes) throws -> T) throws -> T {
+        try database.withConnection { db in
+            var changes = WordReviewCache.Changes()
+            let result = try db.transaction { try body(db, &changes) }
+            if !changes.states.isEmpty { reviewCache.withLock { $0.record(changes) } }
+            return result
+        }
     }
 
     /// Stops the checkpointer and closes the database; later calls fail. Close the journal

@@ -1,4 +1,5 @@
 import HubDomain
+import HubStorage
 import NIOCore
 import WebSocket
 import WebSocketTransport
@@ -52,6 +53,11 @@ public struct HubServerConfiguration: Sendable {
     /// and its p99 by half (fewer, larger transactions), for at most 1 ms more before a line is
     /// broadcast.
     public var journalCommitInterval: TimeAmount = .milliseconds(1)
+    /// Word states (SM-2, one per learner and word) the SQLite store keeps in memory, so that an
+    /// ended session reads from `word_reviews` only the words it has not seen (docs/STORAGE.md);
+    /// 0 keeps none. Size it to the words of the learners who play within a few hours of each
+    /// other: below that the cache drops learners before they come back.
+    public var wordReviewCacheCapacity = SQLiteStore.defaultWordReviewCacheCapacity
     /// Seconds between two runs of the storage upkeep (retrying failed history writes). Default 30.
     public var maintenanceIntervalSeconds = 30
     /// ``drainTimeoutSeconds`` unless configured otherwise.

@@ -70,12 +70,15 @@ public struct HubPersistence: Sendable {
     /// (``SQLiteJournal/path(besideStore:)``). Open sessions left in the other kind
     /// of journal (a switch between them) move into this one at start. Upkeep retries sealed
     /// history writes and keeps the journal small.
-    /// - Parameter commitLoop: the hub's event loop when it has only one: the journal then
-    ///   commits on it (``EventLoopCommitRunner``) instead of on a thread of its own.
+    /// - Parameters:
+    ///   - commitLoop: the hub's event loop when it has only one: the journal then commits on it
+    ///     (``EventLoopCommitRunner``) instead of on a thread of its own.
+    ///   - wordReviewCacheCapacity: ``HubServerConfiguration/wordReviewCacheCapacity``.
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
-                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .default) throws -> HubPersistence {
-        let store = try SQLiteStore(path: path)
+                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .default,
+                              wordReviewCacheCapacity: Int = SQLiteStore.defaultWordReviewCacheCapacity) throws -> HubPersistence {
+        let store = try SQLiteStore(path: path, wordReviewCacheCapacity: wordReviewCacheCapacity)
         let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
         let interval = Duration.nanoseconds(commitInterval.nanoseconds)
         let journal: any LocalJournal
