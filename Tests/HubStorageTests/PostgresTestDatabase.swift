@@ -22,7 +22,24 @@ enum PostgresTestDatabase {
     }()
 
     /// Runs `body` with a pool on a new, migrated database, dropped afterwards.
+    /// At most this many test databases exist at once: each `CREATE DATABASE` copies and syncs a
+    /// template, and dozens at once on a 2-core machine starved the rest of the test run (its
+    /// WebSocket integration tests timed out in a CI run of 2026-12-04).
+    static let slots = TestSlots(2)
+
     static func with<T: Sendable>(_ body: (PostgresPool) async throws -> T) async throws -> T {
+        await slots.acquire()
+        do {
+            let result = try await withDatabase(body)
+            await slots.release()
+            return result
+        } catch {
+            await slots.release()
+            throw error
+        }
+    }
+
+    private static func withDatabase<T: Sendable>(_ body: (PostgresPool) async throws -> T) async throws -> T {
         guard let serverURL else {
             Issue.record("SESSIONHUB_TEST_POSTGRES_URL is not set, and SESSIONHUB_REQUIRE_POSTGRES=1 requires the PostgreSQL cases")
             throw CancellationError()
@@ -60,6 +77,30 @@ enum PostgresTestDatabase {
         } catch {
             try? await connection.close()
             throw error
+        }
+    }
+}
+
+/// A counting semaphore for tests: `acquire` waits while every slot is taken.
+actor TestSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
         }
     }
 }
