@@ -25,7 +25,9 @@ struct MetricsIntegrationTests {
         try await HubTestServer.with { port in
             let before = try await scrape(port)
             #expect(Self.sample(before, "sessionhub_connections") == 0)
-            #expect(Self.sample(before, "sessionhub_messages_in_total", #"type="say""#) == nil)
+            // Every message type's series is there from the start, at 0.
+            #expect(Self.sample(before, "sessionhub_messages_in_total", #"type="say""#) == 0)
+            #expect(Self.sample(before, "sessionhub_messages_in_total", #"type="invalid""#) == 0)
 
             let client = try await HubTestClient.connect(port: port, token: HubTestServer.token("mia"))
             _ = try #require(await client.expect("welcome"))
@@ -58,6 +60,9 @@ struct MetricsIntegrationTests {
             #expect(Self.sample(after, "sessionhub_history_writes_total", #"result="feature_locked""#) == 1)
             #expect(Self.sample(after, "sessionhub_sessions", #"mode="solo""#) == 0)
             #expect(Self.sample(after, "sessionhub_broadcasts_out_total", #"type="ended""#) == 1)
+            // A solo session journals its lines: each write counted as durable, none failed.
+            #expect(try #require(Self.sample(after, "sessionhub_journal_writes_total", #"result="ok""#)) >= 3)
+            #expect(Self.sample(after, "sessionhub_journal_writes_total", #"result="failed""#) == 0)
         }
     }
 

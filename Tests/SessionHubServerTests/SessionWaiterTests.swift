@@ -85,7 +85,7 @@ struct SessionWaiterTests {
         private let ended = Mutex(false)
         init(_ id: UInt64) { linkId = id }
         func deliver(_ event: any EncodedEvent) {
-            if (event as? PreparedBroadcast)?.type == "ended" { ended.withLock { $0 = true } }
+            if (event as? PreparedBroadcast)?.type == .ended { ended.withLock { $0 = true } }
         }
         func reply(_ reply: SessionReply) {}
         func detach(_ reason: DetachReason) {}

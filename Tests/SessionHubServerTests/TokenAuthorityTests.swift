@@ -164,6 +164,9 @@ import Testing
         let a = HMACSHA256.randomBytes(12), b = HMACSHA256.randomBytes(12)
         #expect(a.count == 12 && b.count == 12 && a != b)
         #expect(HMACSHA256.randomBytes(0).isEmpty)
+        for count in [1, 7, 8, 9, 32, 33] { #expect(HMACSHA256.randomBytes(count).count == count) }
+        // Every byte value turns up: not a byte-wise constant or a narrowed range.
+        #expect(Set(HMACSHA256.randomBytes(8192)).count == 256)
     }
 
     @Test func secretIsGeneratedOnceAndReused() throws {

@@ -10,6 +10,6 @@ struct FrameEventEncoder: SessionEventEncoder {
 
     func encode(_ envelope: SessionEnvelope) -> any EncodedEvent {
         PreparedBroadcast(frame: PreparedFrame(utf8: ServerMessageEncoder.broadcastUTF8(envelope), compressor: compressor),
-                          type: ServerMessageType(envelope.event).rawValue, acceptedAt: DispatchTime.now().uptimeNanoseconds)
+                          type: ServerMessageType(envelope.event), acceptedAt: DispatchTime.now().uptimeNanoseconds)
     }
 }

@@ -179,12 +179,12 @@ final class HubConnectionWorker: Sendable {
         let message: ClientMessage
         switch runtime.decoder.decode(text) {
         case .failure(let error):
-            runtime.metrics.received("invalid")
+            runtime.metrics.received(nil)
             if state.user == nil { return close(.policyViolation, "auth_required: send auth first", &state) }
             return fail(error.code.rawValue, error.message, ref: error.ref, &state)
         case .success(let decoded):
             message = decoded
-            runtime.metrics.received(decoded.request.type)
+            runtime.metrics.received(decoded.request.kind)
         }
         guard let user = state.user else {
             guard case .auth(let token) = message.request else {

@@ -34,16 +34,16 @@ import WebSocketTransport
 /// | `sessionhub_node_info` | gauge | `node` (`--node-id`, `local` alone), `version` — always 1 |
 /// | `sessionhub_uptime_seconds` | gauge | — |
 final class HubMetrics: Sendable {
-    /// Broadcast types, in the protocol's words.
-    static let broadcastTypes = ServerMessageType.broadcasts.map(\.rawValue)
-
     private let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
     private let started = DispatchTime.now().uptimeNanoseconds
 
     private let fanOut: Metrics.Timer
     private let journalCommit: Metrics.Timer
-    private let broadcasts: [String: CoreMetrics.Counter]
+    private let broadcasts: [ServerMessageType: CoreMetrics.Counter]
+    private let messagesIn: [ClientMessageType: CoreMetrics.Counter]
+    private let invalidMessages: CoreMetrics.Counter
+    private let journalWrites: [JournalWriteResult: CoreMetrics.Counter]
     private let replies: CoreMetrics.Counter
     private let moves: CoreMetrics.Counter
     private let connections: CoreMetrics.Gauge
@@ -77,11 +77,18 @@ final class HubMetrics: Sendable {
         self.factory = factory
         journalCommit = Metrics.Timer(label: "sessionhub_journal_commit_seconds", dimensions: [], factory: factory)
         fanOut = Metrics.Timer(label: "sessionhub_fanout_latency_seconds", dimensions: [], factory: factory)
-        var broadcasts: [String: CoreMetrics.Counter] = [:]
-        for type in Self.broadcastTypes {
-            broadcasts[type] = CoreMetrics.Counter(label: "sessionhub_broadcasts_out_total", dimensions: [("type", type)], factory: factory)
-        }
-        self.broadcasts = broadcasts
+        // The counters a message or a delivery touches are made here once, not looked up by name
+        // on every message.
+        broadcasts = Dictionary(uniqueKeysWithValues: ServerMessageType.broadcasts.map { type in
+            (type, CoreMetrics.Counter(label: "sessionhub_broadcasts_out_total", dimensions: [("type", type.rawValue)], factory: factory))
+        })
+        messagesIn = Dictionary(uniqueKeysWithValues: ClientMessageType.allCases.map { type in
+            (type, CoreMetrics.Counter(label: "sessionhub_messages_in_total", dimensions: [("type", type.rawValue)], factory: factory))
+        })
+        invalidMessages = CoreMetrics.Counter(label: "sessionhub_messages_in_total", dimensions: [("type", "invalid")], factory: factory)
+        journalWrites = Dictionary(uniqueKeysWithValues: JournalWriteResult.allCases.map { result in
+            (result, CoreMetrics.Counter(label: "sessionhub_journal_writes_total", dimensions: [("result", result.rawValue)], factory: factory))
+        })
         replies = CoreMetrics.Counter(label: "sessionhub_replies_out_total", dimensions: [], factory: factory)
         moves = CoreMetrics.Counter(label: "sessionhub_connections_moved_total", dimensions: [], factory: factory)
         connections = CoreMetrics.Gauge(label: "sessionhub_connections", dimensions: [], factory: factory)
@@ -110,16 +117,15 @@ final class HubMetrics: Sendable {
     // MARK: Recording
 
     /// A broadcast of `type` handed to one member's socket, `nanoseconds` after it was accepted.
-    func delivered(_ type: String, after nanoseconds: UInt64) {
+    func delivered(_ type: ServerMessageType, after nanoseconds: UInt64) {
         broadcasts[type]?.increment()
         fanOut.recordNanoseconds(Int64(clamping: nanoseconds))
     }
 
-    /// One journal write: how long it took to be durable (or to fail), and how it ended:
-    /// `ok`, `failed` (the store did not take it) or `fenced` (another node owns the session).
-    func journalWrite(_ result: String, nanoseconds: UInt64) {
+    /// One journal write: how long it took to be durable (or to fail), and how it ended.
+    func journalWrite(_ result: JournalWriteResult, nanoseconds: UInt64) {
         journalCommit.recordNanoseconds(Int64(clamping: nanoseconds))
-        counter("sessionhub_journal_writes_total", "result", result).increment()
+        journalWrites[result]?.increment()
     }
 
     /// This node's identity, once: `sessionhub_node_info{node, version} 1`.
@@ -133,8 +139,11 @@ final class HubMetrics: Sendable {
     /// A connection moved to its session's event loop.
     func connectionMoved() { moves.increment() }
 
-    /// A client message of `type` received (`invalid` when it could not be decoded).
-    func received(_ type: String) { counter("sessionhub_messages_in_total", "type", type).increment() }
+    /// A client message of `type` received; `nil` when it could not be decoded (`type="invalid"`).
+    func received(_ type: ClientMessageType?) {
+        guard let type else { return invalidMessages.increment() }
+        messagesIn[type]?.increment()
+    }
 
     /// An `error` sent with `code`.
     func failed(_ code: String) { counter("sessionhub_errors_total", "code", code).increment() }

@@ -41,10 +41,10 @@ struct MeasuredJournal: RecoverableJournal {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             try await write()
-            metrics.journalWrite("ok", nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+            metrics.journalWrite(.ok, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
         } catch {
             let fenced = if case JournalFailure.fenced? = error as? JournalFailure { true } else { false }
-            metrics.journalWrite(fenced ? "fenced" : "failed", nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
+            metrics.journalWrite(fenced ? .fenced : .failed, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start)
             throw error
         }
     }
