@@ -161,7 +161,8 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 // One loop: the journal commits on it, where the sessions run (no thread switch).
                 persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval,
-                                          commitLoop: configuration.threads == 1 ? loops.next() : nil, journal: journalKind,
+                                          commitLoop: configuration.threads == 1 ? loops.next() : nil,
+                                          appenderLoops: Array(loops.makeIterator()), journal: journalKind,
                                           wordReviewCacheCapacity: configuration.wordReviewCacheCapacity)
             } catch {
                 logger.critical("cannot open the database", metadata: ["path": "\(database)", "error": "\(error)"])

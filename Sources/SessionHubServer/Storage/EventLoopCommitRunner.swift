@@ -11,9 +11,9 @@ import NIOCore
 /// `fsync` in WAL mode with `synchronous=NORMAL`) and any wait for the journal's exclusive work
 /// or a checkpoint's last step (``HubStorage/SQLiteCommitRunner``).
 /// The journal must be closed before the loop stops (the server closes its storage first).
-/// With several loops the journal
-/// keeps its own thread (``HubStorage/DispatchCommitRunner``): a commit on one loop would hold
-/// that loop's connections for every other loop's sessions.
+/// With several loops the SQLite journal keeps its own thread (``HubStorage/DispatchCommitRunner``):
+/// a commit on one loop would hold that loop's connections for every other loop's sessions; the
+/// log journal commits on the appender's loop (``AppenderLoopCommitRunner``).
 struct EventLoopCommitRunner: SQLiteCommitRunner {
     let eventLoop: any EventLoop
 

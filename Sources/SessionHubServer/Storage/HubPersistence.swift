@@ -73,13 +73,24 @@ public struct HubPersistence: Sendable {
     /// - Parameters:
     ///   - commitLoop: the hub's event loop when it has only one: the journal then commits on it
     ///     (``EventLoopCommitRunner``) instead of on a thread of its own.
+    ///   - appenderLoops: the hub's event loops: with several, the log journal commits on the loop
+    ///     of the append that schedules the commit (``AppenderLoopCommitRunner``); ignored with
+    ///     `commitLoop` and by the SQLite journal.
     ///   - wordReviewCacheCapacity: ``HubServerConfiguration/wordReviewCacheCapacity``.
     public static func sqlite(path: String, logger: Logger,
                               commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
-                              commitLoop: (any EventLoop)? = nil, journal kind: JournalKind = .default,
+                              commitLoop: (any EventLoop)? = nil, appenderLoops: [any EventLoop] = [],
+                              journal kind: JournalKind = .default,
                               wordReviewCacheCapacity: Int = SQLiteStore.defaultWordReviewCacheCapacity) throws -> HubPersistence {
         let store = try SQLiteStore(path: path, wordReviewCacheCapacity: wordReviewCacheCapacity)
-        let runner: any SQLiteCommitRunner = commitLoop.map { EventLoopCommitRunner(eventLoop: $0) } ?? DispatchCommitRunner()
+        let runner: any SQLiteCommitRunner
+        if let commitLoop {
+            runner = EventLoopCommitRunner(eventLoop: commitLoop)
+        } else if kind == .log, !appenderLoops.isEmpty {
+            runner = AppenderLoopCommitRunner(loops: appenderLoops, fallback: DispatchCommitRunner())
+        } else {
+            runner = DispatchCommitRunner()
+        }
         let interval = Duration.nanoseconds(commitInterval.nanoseconds)
         let journal: any LocalJournal
         do {
