@@ -32,6 +32,9 @@ public final class HubServer: Sendable {
     /// Keeps the identity provider's keys current, when one is configured.
     private let jwksRefresher: JWKSRefresher?
     private let jwksTask = Mutex<Task<Void, Never>?>(nil)
+    /// The shutdown under way or done: a second ``shutdown(deadline:)`` waits for the first
+    /// (the registry and the sessions run on the event loops, gone once it is over).
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the hub; call ``start()`` to listen.
     /// - Throws: ``ScenarioCatalogError`` when a scenario file is invalid.
@@ -238,9 +241,11 @@ public final class HubServer: Sendable {
         // Ten slices of sessions, one every 100 ms: each session ticks once a second, and their
         // live stats do not all go out at the same instant.
         let slices = 10
-        let task = group.next().scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
+        let tickLoop = group.next()
+        let tickExecutor = EventLoopTaskExecutor.on(tickLoop)
+        let task = tickLoop.scheduleRepeatedTask(initialDelay: .milliseconds(100), delay: .milliseconds(100)) { _ in
             let tick = ticks.add(1, ordering: .relaxed).newValue
-            Task {
+            Task(executorPreference: tickExecutor) {
                 await hub.tick(slice: tick % slices, of: slices)
                 if tick % (every * slices) == 0 { upkeep.startIfIdle() }
                 if trimEvery > 0, tick % (trimEvery * slices) == 5 { HeapTrimmer.trim() }
@@ -263,8 +268,19 @@ public final class HubServer: Sendable {
     }
 
     /// Ends every live session (saving history), closes every connection with 1001, stops
-    /// listening and releases the event loops.
+    /// listening and releases the event loops. Runs once: a later call (a second SIGTERM, a
+    /// test's cleanup) waits until the first is done, with the first call's deadline.
     public func shutdown(deadline: TimeAmount = .seconds(Int64(HubServerConfiguration.defaultDrainTimeoutSeconds))) async {
+        let task = stopping.withLock { task -> Task<Void, Never> in
+            if let task { return task }
+            let started = Task { await self.stop(deadline: deadline) }
+            task = started
+            return started
+        }
+        await task.value
+    }
+
+    private func stop(deadline: TimeAmount) async {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }

@@ -129,4 +129,65 @@ struct WordReviewCacheTests {
         #expect(expected != afterFirst, "the retried write and the next one reviewed")
         #expect(try await cached.wordReviews(userId: "ana", language: "fr") == expected)
     }
+
+    // MARK: Known words
+
+    /// `user`'s known words as the table holds them, read past the cache.
+    static func storedKnownWords(_ store: SQLiteStore, _ user: String) throws -> Set<String> {
+        try store.database.withConnection { db in
+            Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = 'fr'", [.text(user)]) { $0.string(0) })
+        }
+    }
+
+    /// Session `step` of ``series`` whose players learned words: ana every word she says, bob the first few.
+    static func learning(_ id: String, endedAt: Int64, anaSays: String, recast: Bool) -> EndedSession {
+        var session = VocabularyStoreTests.session(id, endedAt: endedAt, anaSays: anaSays, recast: recast)
+        let said = anaSays.split(separator: " ").map(String.init)
+        for index in session.participants.indices {
+            session.participants[index].newWords = Set(session.participants[index].userId == "ana" ? said : Array(said.prefix(3)))
+        }
+        return session
+    }
+
+    @Test("Known words read from memory equal the table after every save, added words and a failed write",
+          arguments: [WordReviewCache.defaultCapacity, 7, 0])
+    func knownWordsFollowTheTable(_ capacity: Int) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let store = try SQLiteStore(path: dir.file("store.sqlite"), wordReviewCacheCapacity: capacity)
+        #expect(await store.knownWords(userId: "ana", language: "fr").isEmpty, "read (and kept) before any save")
+        for step in Self.series {
+            _ = await store.save(Self.learning(step.id, endedAt: step.endedAt, anaSays: step.anaSays, recast: step.recast))
+            for user in ["ana", "bob"] {
+                let stored = try Self.storedKnownWords(store, user)
+                #expect(await store.knownWords(userId: user, language: "fr") == stored, "\(user) after \(step.id)")
+                if let held = store.knownWordsInMemory(userId: user, language: "fr") {
+                    #expect(capacity > 0)
+                    #expect(held == stored, "\(user) after \(step.id), from memory")
+                }
+            }
+        }
+        #expect(try Self.storedKnownWords(store, "ana").contains("nouveau"), "the series adds words")
+        if capacity == WordReviewCache.defaultCapacity {
+            #expect(store.knownWordsInMemory(userId: "ana", language: "fr") != nil, "held once read")
+        }
+        if capacity == 0 {
+            #expect(store.knownWordsInMemory(userId: "ana", language: "fr") == nil)
+        }
+        // Words recorded outside a save, and a write that fails (nothing added, memory unchanged).
+        await store.recordWords(["bonjour", "merci"], userId: "ana", language: "fr")
+        #expect(await store.knownWords(userId: "ana", language: "fr") == (try Self.storedKnownWords(store, "ana")))
+        let before = try Self.storedKnownWords(store, "ana")
+        store.failNextWrites = 1
+        _ = await store.save(Self.learning("s5", endedAt: VocabularyStoreTests.start + 10 * Day.ms,
+                                           anaSays: "jamais encore", recast: false))
+        #expect(try store.sealedCount() == 1)
+        #expect(try Self.storedKnownWords(store, "ana") == before)
+        #expect(await store.knownWords(userId: "ana", language: "fr") == before)
+        // The retried write adds them, and memory follows.
+        #expect(await store.retrySealed() == 1)
+        let after = try Self.storedKnownWords(store, "ana")
+        #expect(after.contains("jamais"))
+        #expect(await store.knownWords(userId: "ana", language: "fr") == after)
+    }
 }

@@ -1,12 +1,17 @@
 /// The registry of live sessions: creates them, finds them by join code, knows which user sits
 /// where (one live session per user), and maps resume tokens to seats. Each session owns its
 /// own state; once a connection has its ``LiveSession`` it talks to it directly.
+///
+/// The registry runs on ``SessionExecutors/hubExecutor()`` (the server puts it on one of its
+/// event loops, beside the sessions and connections there).
 public actor Hub {
     /// The scenarios offered.
     public nonisolated let catalog: ScenarioCatalog
     /// Limits and timings.
     public nonisolated let configuration: HubConfiguration
     private let ports: HubPorts
+    /// Where the registry runs (``SessionExecutors/hubExecutor()``).
+    private nonisolated let executor: any SerialExecutor
 
     private var sessions: [String: LiveSession] = [:]
     private var codes: [String: String] = [:]
@@ -27,8 +32,12 @@ public actor Hub {
         self.catalog = catalog
         self.configuration = configuration
         self.ports = ports
+        self.executor = ports.executors.hubExecutor()
         self.joinFailures = JoinFailureLedger(configuration: configuration)
     }
+
+    /// The registry's executor (``SessionExecutors/hubExecutor()``).
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     // MARK: Entering sessions
 
@@ -228,8 +237,7 @@ public actor Hub {
 
     /// Advances every session's clock (grace windows, live stats).
     public func tick() async {
-        let now = ports.clock.now()
-        for session in Array(sessions.values) { await session.tick(now: now) }
+        await tick(Array(sessions.values), now: ports.clock.now())
     }
 
     /// Advances the clock of the sessions in one of `slices` groups (``tickSlot(of:slices:)``).
@@ -237,9 +245,30 @@ public actor Hub {
     /// second while spreading their live-stats broadcasts over the second instead of sending
     /// them all at the same instant.
     public func tick(slice: Int, of slices: Int) async {
-        let now = ports.clock.now()
-        for session in Array(sessions.values) where Self.tickSlot(of: session.id, slices: slices) == slice {
-            await session.tick(now: now)
+        await tick(sessions.values.filter { Self.tickSlot(of: $0.id, slices: slices) == slice }, now: ports.clock.now())
+    }
+
+    /// Ticks `due`, and returns when every one of them has ticked. The sessions that share a
+    /// thread (``SessionExecutors/taskExecutor(sharing:)``) are ticked in turn by one task on
+    /// that thread, so that reaching each costs no thread switch; the others one after another
+    /// from here.
+    private func tick(_ due: [LiveSession], now: Int64) async {
+        var shared: [ObjectIdentifier: (executor: any TaskExecutor, sessions: [LiveSession])] = [:]
+        var others: [LiveSession] = []
+        for session in due {
+            if let executor = ports.executors.taskExecutor(sharing: session.executor) {
+                shared[ObjectIdentifier(executor), default: (executor, [])].sessions.append(session)
+            } else {
+                others.append(session)
+            }
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (executor, sessions) in shared.values {
+                group.addTask(executorPreference: executor) {
+                    for session in sessions { await session.tick(now: now) }
+                }
+            }
+            for session in others { await session.tick(now: now) }
         }
     }
 

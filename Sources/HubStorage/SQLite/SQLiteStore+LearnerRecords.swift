@@ -1,16 +1,26 @@
 import HubDomain
 
-extension SQLiteStore: LearnerRecords {
+extension SQLiteStore: LearnerRecords, KnownWordsMemory {
+    /// The learner's known words: from memory when the cache holds them (``WordReviewCache``),
+    /// else read from `known_words` and kept there.
     public func knownWords(userId: String, language: String) async -> Set<String> {
+        if let words = knownWordsInMemory(userId: userId, language: language) { return words }
+        let key = WordReviewCache.Key(userId: userId, language: language)
         do {
             return try database.withConnection { db in
-                Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = ?",
-                                 [.text(userId), .text(language)]) { $0.string(0) })
+                let words = Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = ?",
+                                             [.text(userId), .text(language)]) { $0.string(0) })
+                reviewCache.withLock { $0.keep(knownWords: words, for: key) }
+                return words
             }
         } catch {
             noteLearnerFailure()
             return []
         }
+    }
+
+    public func knownWordsInMemory(userId: String, language: String) -> Set<String>? {
+        reviewCache.withLock { $0.knownWords(for: WordReviewCache.Key(userId: userId, language: language)) }
     }
 
     public func recordWords(_ words: Set<String>, userId: String, language: String) async {
@@ -38,19 +48,23 @@ extension SQLiteStore: LearnerRecords {
     public func recordWords(_ words: [String: Set<String>], language: String) async {
         guard words.values.contains(where: { !$0.isEmpty }) else { return }
         do {
-            try database.transaction { db in try Self.addKnownWords(db, words.map { ($0.key, $0.value) }, language: language) }
+            try writeTransaction { db, changes in
+                try Self.addKnownWords(db, words.map { ($0.key, $0.value) }, language: language, changes: &changes)
+            }
         } catch {
             noteLearnerFailure()
         }
     }
 
     /// Each user's `words` added to their known words in `language` (those known already are
-    /// ignored), inside the caller's transaction; users in id order.
+    /// ignored), inside the caller's transaction (``writeTransaction(_:)``, which records them in
+    /// the cache once it commits); users in id order.
     static func addKnownWords(_ db: SQLiteConnection, _ words: [(userId: String, words: Set<String>)],
-                              language: String) throws {
+                              language: String, changes: inout WordReviewCache.Changes) throws {
         for (userId, learned) in words.sorted(by: { $0.userId < $1.userId }) where !learned.isEmpty {
             try db.runEach("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
                            learned.lazy.map { [.text(userId), .text(language), .text($0)] })
+            changes.noteKnownWords(learned, for: WordReviewCache.Key(userId: userId, language: language))
         }
     }
 

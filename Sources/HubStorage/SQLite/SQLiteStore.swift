@@ -64,13 +64,13 @@ public final class SQLiteStore: Sendable {
     /// Word states held in memory now (``defaultWordReviewCacheCapacity``), for tests and metrics.
     public var cachedWordReviews: Int { reviewCache.withLock { $0.count } }
 
-    /// Runs `body` in one write transaction; what it noted of word reviews goes to the cache once
+    /// Runs `body` in one write transaction; what it noted of word reviews and known words goes to the cache once
     /// it has committed, still under the connection's lock, so the next transaction sees it.
     func writeTransaction<T: Sendable>(_ body: (SQLiteConnection, inout WordReviewCache.Changes) throws -> T) throws -> T {
         try database.withConnection { db in
             var changes = WordReviewCache.Changes()
             let result = try db.transaction { try body(db, &changes) }
-            if !changes.states.isEmpty { reviewCache.withLock { $0.record(changes) } }
+            if !changes.isEmpty { reviewCache.withLock { $0.record(changes) } }
             return result
         }
     }

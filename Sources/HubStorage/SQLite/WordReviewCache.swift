@@ -12,8 +12,15 @@ import HubDomain
 /// it records in the cache only what a transaction read and wrote once that transaction has
 /// committed, under the connection's lock (``Changes``). A failed write leaves the cache as it was.
 ///
-/// Bounded by ``capacity`` word states in all (about 130 bytes each); past it, the learners used
-/// least recently are dropped until a quarter of the room is free. A capacity of 0 turns it off.
+/// It also keeps each such learner's whole set of known words (`known_words`) once read
+/// (``knownWords(for:)``), which a player's every join asks for: the words a committed
+/// transaction added are added to it (``Changes/noteKnownWords(_:for:)``), so it stays the
+/// table's contents without being read again, and the hub answers a join from memory without
+/// a trip to the storage thread (``SQLiteStore/knownWordsInMemory(userId:language:)``).
+///
+/// Bounded by ``capacity`` word states and known words in all (about 130 bytes each); past it,
+/// the learners used least recently are dropped until a quarter of the room is free. A capacity
+/// of 0 turns it off.
 struct WordReviewCache {
     /// One learner's words in one language.
     struct Key: Hashable {
@@ -25,17 +32,31 @@ struct WordReviewCache {
     /// state, or nil when it has no row. Recorded in the cache only once the transaction commits.
     struct Changes {
         fileprivate(set) var states: [Key: [String: WordReview?]] = [:]
+        /// Words the transaction added to `known_words`, per learner.
+        fileprivate(set) var knownWords: [Key: Set<String>] = [:]
+
+        /// Whether the transaction noted nothing.
+        var isEmpty: Bool { states.isEmpty && knownWords.isEmpty }
 
         /// Notes `states` of `key` (read or written by the transaction).
         mutating func note(_ states: [String: WordReview?], for key: Key) {
             self.states[key, default: [:]].merge(states) { _, new in new }
         }
+
+        /// Notes `words` added to the known words of `key` (those known already included).
+        mutating func noteKnownWords(_ words: Set<String>, for key: Key) {
+            knownWords[key, default: []].formUnion(words)
+        }
     }
 
-    /// A learner's known words and when the cache last used them.
+    /// A learner's word states, known words (nil until read whole) and when the cache last used them.
     private struct Entry {
-        var states: [String: WordReview?]
+        var states: [String: WordReview?] = [:]
+        var known: Set<String>?
         var lastUsed: UInt64
+
+        /// Word states and known words held.
+        var size: Int { states.count + (known?.count ?? 0) }
     }
 
     /// The default bound, in word states: about 30 MB, the words of some 3,000 learners who
@@ -71,19 +92,45 @@ struct WordReviewCache {
         return (known, unknown)
     }
 
-    /// Records what a committed transaction read and wrote.
+    /// Records what a committed transaction read and wrote. Added known words go only to a
+    /// learner whose whole set is held (a set read later comes from the table, with them).
     mutating func record(_ changes: Changes) {
         guard capacity > 0 else { return }
         for (key, states) in changes.states {
-            uses += 1
-            var entry = entries.removeValue(forKey: key) ?? Entry(states: [:], lastUsed: uses)
-            count -= entry.states.count
-            entry.states.merge(states) { _, new in new }
-            entry.lastUsed = uses
-            count += entry.states.count
-            entries[key] = entry
+            update(key) { $0.states.merge(states) { _, new in new } }
+        }
+        for (key, words) in changes.knownWords where entries[key]?.known != nil {
+            update(key) { $0.known?.formUnion(words) }
         }
         if count > capacity { evict() }
+    }
+
+    /// The known words of `key`, when the whole set is held.
+    mutating func knownWords(for key: Key) -> Set<String>? {
+        guard let known = entries[key]?.known else { return nil }
+        uses += 1
+        entries[key]?.lastUsed = uses
+        return known
+    }
+
+    /// Keeps `words`, the whole set of `key`'s known words just read from the table (under the
+    /// connection's lock, so that no write comes between the read and this).
+    mutating func keep(knownWords words: Set<String>, for key: Key) {
+        guard capacity > 0 else { return }
+        update(key) { $0.known = words }
+        if count > capacity { evict() }
+    }
+
+    /// Applies `change` to the entry of `key` (made when missing), marks it used and keeps
+    /// ``count`` right.
+    private mutating func update(_ key: Key, _ change: (inout Entry) -> Void) {
+        uses += 1
+        var entry = entries.removeValue(forKey: key) ?? Entry(lastUsed: uses)
+        count -= entry.size
+        change(&entry)
+        entry.lastUsed = uses
+        count += entry.size
+        entries[key] = entry
     }
 
     /// Drops the learners used least recently until a quarter of the capacity is free.
@@ -92,7 +139,7 @@ struct WordReviewCache {
         for (key, entry) in entries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard count > target else { break }
             entries[key] = nil
-            count -= entry.states.count
+            count -= entry.size
         }
     }
 }
