@@ -33,6 +33,29 @@ struct WordReviewCacheTests {
         #expect(cache.count == 2)
     }
 
+    @Test("A learner held whole has no row for a word not held; one too large to read whole stays word by word")
+    func coverage() {
+        var cache = WordReviewCache(capacity: 64 * 10)
+        #expect(cache.wholeSetLimit == 10)
+        var whole = Self.changes(["un": Self.state(1)], for: Self.ana)
+        whole.note(.whole, for: Self.ana)
+        whole.note(["un": Self.state(1)], for: Self.bob)
+        whole.note(.tooLargeForWhole, for: Self.bob)
+        cache.record(whole)
+        let ana = cache.lookUp(["un", "deux"], for: Self.ana)
+        #expect(ana.known == ["un": Self.state(1)])
+        #expect(ana.unknown.isEmpty, "deux has no row")
+        #expect(ana.coverage == .whole)
+        let bob = cache.lookUp(["un", "deux"], for: Self.bob)
+        #expect(bob.known == ["un": Self.state(1)])
+        #expect(bob.unknown == ["deux"])
+        #expect(bob.coverage == .tooLargeForWhole)
+        #expect(cache.lookUp(["un"], for: WordReviewCache.Key(userId: "carl", language: "fr")).coverage == .partial)
+        // A later write keeps the coverage.
+        cache.record(Self.changes(["deux": Self.state(2)], for: Self.ana))
+        #expect(cache.lookUp(["deux", "trois"], for: Self.ana) == (["deux": Self.state(2)], [], .whole))
+    }
+
     @Test("Past its capacity the learners used least recently go, until a quarter is free")
     func eviction() {
         var cache = WordReviewCache(capacity: 8)
@@ -102,6 +125,43 @@ struct WordReviewCacheTests {
             #expect(found.known == met)
         } else {
             #expect(cached.cachedWordReviews <= capacity)
+        }
+    }
+
+    @Test("A reopened store reads a returning learner's rows whole, or word by word past the limit, and stores the same states",
+          arguments: [WordReviewCache.defaultCapacity, 64 * 20, 0])
+    func returningLearner(_ capacity: Int) async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let plain = try SQLiteStore(path: dir.file("plain.sqlite"), wordReviewCacheCapacity: 0)
+        let first = try SQLiteStore(path: dir.file("cached.sqlite"))
+        for store in [first, plain] { await Self.save(0, to: store) }
+        first.close()
+        // ana met 30 words in s1 and more after: over the limit of 20 of the middle capacity.
+        let cached = try SQLiteStore(path: dir.file("cached.sqlite"), wordReviewCacheCapacity: capacity)
+        defer { cached.close() }
+        #expect(cached.cachedWordReviews == 0)
+        for index in Self.series.indices.dropFirst() {
+            await Self.save(index, to: cached)
+            await Self.save(index, to: plain)
+            for user in ["ana", "bob"] {
+                let expected = try await plain.wordReviews(userId: user, language: "fr")
+                #expect(try await cached.wordReviews(userId: user, language: "fr") == expected, "\(user) after \(index)")
+            }
+        }
+        let met = try await plain.wordReviews(userId: "ana", language: "fr")
+        #expect(met.count > 20, "over the limit of the middle capacity")
+        let found = cached.reviewCache.withLock { $0.lookUp(Array(met.keys) + ["ailleurs"], for: Self.ana) }
+        switch capacity {
+        case WordReviewCache.defaultCapacity:
+            #expect(found.coverage == .whole)
+            #expect(found.known == met)
+            #expect(found.unknown.isEmpty, "a word not held has no row")
+        case 0:
+            #expect(found.unknown.count == met.count + 1, "nothing held")
+        default:
+            #expect(found.coverage == .tooLargeForWhole)
+            #expect(found.unknown == ["ailleurs"], "held word by word: the words met, not the others")
         }
     }
 

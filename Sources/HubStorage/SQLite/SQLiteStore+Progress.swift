@@ -31,15 +31,7 @@ extension SQLiteStore: ProgressRepository {
     /// The SM-2 state of every word the user met in `language`.
     public func wordReviews(userId: String, language: String) async throws -> [String: WordReview] {
         try database.withConnection { db in
-            var states: [String: WordReview] = [:]
-            try db.forEachRow("""
-                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-                FROM word_reviews WHERE user_id = ? AND language = ?
-                """, [.text(userId), .text(language)]) { row in
-                states[row.string(0)] = Self.wordReview(row, from: 1)
-                return true
-            }
-            return states
+            try Self.allWordReviews(db, userId: userId, language: language, limit: nil) ?? [:]
         }
     }
 
@@ -157,15 +149,27 @@ extension SQLiteStore: ProgressRepository {
 
     /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction:
     /// only the states that change are written (``ProgressRules/reviewed(_:existing:at:)``). The
-    /// stored states come from the cache where it knows them, else from one read; what was read
-    /// and written is noted in `changes` for the cache (``WordReviewCache``).
+    /// stored states come from the cache where it knows them; else, the first time, all of the
+    /// learner's rows in one range scan when they are few enough (``WordReviewCache/wholeSetLimit``),
+    /// or the words it does not know in one read. What was read and written is noted in
+    /// `changes` for the cache (``WordReviewCache``).
     func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
                      vocabulary: SessionVocabulary, changes: inout WordReviewCache.Changes) throws {
         let qualities = vocabulary.reviews(of: userId)
         guard !qualities.isEmpty else { return }
         let key = WordReviewCache.Key(userId: userId, language: language)
-        var (existing, unknown) = reviewCache.withLock { $0.lookUp(qualities.keys, for: key) }
+        let (limit, found) = reviewCache.withLock { ($0.wholeSetLimit, $0.lookUp(qualities.keys, for: key)) }
+        var existing = found.known, unknown = found.unknown
         var noted: [String: WordReview?] = [:]
+        if !unknown.isEmpty, found.coverage == .partial, limit > 0 {
+            let all = try Self.allWordReviews(db, userId: userId, language: language, limit: limit)
+            if let all {
+                for (word, state) in all { noted[word] = state }
+                for word in unknown { existing[word] = all[word] }
+                unknown = []
+            }
+            changes.note(all == nil ? .tooLargeForWhole : .whole, for: key)
+        }
         if !unknown.isEmpty {
             // The states of the words the cache does not know, in one read (as one JSON array);
             // a word not found has no row.
@@ -195,6 +199,25 @@ extension SQLiteStore: ProgressRepository {
             })
         for (word, state) in updated { noted[word] = state }
         changes.note(noted, for: key)
+    }
+
+    /// Every stored state of `userId`'s words in `language`, or nil when there are more than `limit`.
+    static func allWordReviews(_ db: SQLiteConnection, userId: String, language: String,
+                               limit: Int?) throws -> [String: WordReview]? {
+        var states: [String: WordReview] = [:]
+        var tooMany = false
+        try db.forEachRow("""
+            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+            FROM word_reviews WHERE user_id = ? AND language = ?
+            """, [.text(userId), .text(language)]) { row in
+            guard states.count < limit ?? .max else {
+                tooMany = true
+                return false
+            }
+            states[row.string(0)] = Self.wordReview(row, from: 1)
+            return true
+        }
+        return tooMany ? nil : states
     }
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).

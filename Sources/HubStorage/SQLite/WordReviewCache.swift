@@ -18,6 +18,11 @@ import HubDomain
 /// table's contents without being read again, and the hub answers a join from memory without
 /// a trip to the storage thread (``SQLiteStore/knownWordsInMemory(userId:language:)``).
 ///
+/// A learner's states are held either word by word (those met lately) or whole: on a learner's
+/// first review the store reads all of their rows in the language at once when there are at most
+/// ``wholeSetLimit`` (one short range scan, cheaper than looking up each word met), and from
+/// then on a word the cache does not hold has no row, so the learner's reviews read nothing.
+///
 /// Bounded by ``capacity`` word states and known words in all (about 130 bytes each); past it,
 /// the learners used least recently are dropped until a quarter of the room is free. A capacity
 /// of 0 turns it off.
@@ -28,19 +33,38 @@ struct WordReviewCache {
         var language: String
     }
 
+    /// How much of a learner's `word_reviews` rows the cache holds.
+    enum Coverage: Equatable {
+        /// Some words: a word not held is unknown.
+        case partial
+        /// Every row: a word not held has none.
+        case whole
+        /// Some words, and the learner has more rows than ``WordReviewCache/wholeSetLimit``:
+        /// reviews look up the words they need, without trying to read them all again.
+        case tooLargeForWhole
+    }
+
     /// What one write transaction read from and wrote to `word_reviews`, per learner: a word's
     /// state, or nil when it has no row. Recorded in the cache only once the transaction commits.
     struct Changes {
         fileprivate(set) var states: [Key: [String: WordReview?]] = [:]
+        /// Learners whose rows the transaction read whole, or found too many to read whole.
+        fileprivate(set) var coverage: [Key: Coverage] = [:]
         /// Words the transaction added to `known_words`, per learner.
         fileprivate(set) var knownWords: [Key: Set<String>] = [:]
 
         /// Whether the transaction noted nothing.
-        var isEmpty: Bool { states.isEmpty && knownWords.isEmpty }
+        var isEmpty: Bool { states.isEmpty && coverage.isEmpty && knownWords.isEmpty }
 
         /// Notes `states` of `key` (read or written by the transaction).
         mutating func note(_ states: [String: WordReview?], for key: Key) {
             self.states[key, default: [:]].merge(states) { _, new in new }
+        }
+
+        /// Notes that the transaction read every row of `key` (noted in ``note(_:for:)``), or that
+        /// it found more than ``WordReviewCache/wholeSetLimit``.
+        mutating func note(_ coverage: Coverage, for key: Key) {
+            self.coverage[key] = coverage
         }
 
         /// Notes `words` added to the known words of `key` (those known already included).
@@ -52,6 +76,7 @@ struct WordReviewCache {
     /// A learner's word states, known words (nil until read whole) and when the cache last used them.
     private struct Entry {
         var states: [String: WordReview?] = [:]
+        var coverage = Coverage.partial
         var known: Set<String>?
         var lastUsed: UInt64
 
@@ -70,18 +95,26 @@ struct WordReviewCache {
     /// Word states held now.
     private(set) var count = 0
 
+    /// The most rows of one learner in one language that the store reads whole (``Coverage/whole``):
+    /// 512, or a 64th of a smaller capacity (so that one learner cannot crowd out the others).
+    /// Past a few hundred rows, reading them all costs more than looking up the words of one
+    /// session (some 30 to 200) one by one.
+    var wholeSetLimit: Int { min(512, capacity / 64) }
+
     init(capacity: Int = WordReviewCache.defaultCapacity) {
         self.capacity = max(0, capacity)
     }
 
     /// The states the cache knows of `words` for `key` (a word without a row is known too, and
-    /// left out of `known`), and the words it does not know, which the caller reads.
-    mutating func lookUp(_ words: some Sequence<String>, for key: Key) -> (known: [String: WordReview], unknown: [String]) {
-        guard var entry = entries[key] else { return ([:], Array(words)) }
+    /// left out of `known`), the words it does not know, which the caller reads, and how much
+    /// of the learner's rows it holds.
+    mutating func lookUp(_ words: some Sequence<String>, for key: Key)
+        -> (known: [String: WordReview], unknown: [String], coverage: Coverage) {
+        guard var entry = entries[key] else { return ([:], Array(words), .partial) }
         var known: [String: WordReview] = [:], unknown: [String] = []
         for word in words {
             switch entry.states[word] {
-            case .none: unknown.append(word)
+            case .none: if entry.coverage != .whole { unknown.append(word) }
             case .some(.none): continue
             case .some(.some(let state)): known[word] = state
             }
@@ -89,7 +122,7 @@ struct WordReviewCache {
         uses += 1
         entry.lastUsed = uses
         entries[key] = entry
-        return (known, unknown)
+        return (known, unknown, entry.coverage)
     }
 
     /// Records what a committed transaction read and wrote. Added known words go only to a
@@ -98,6 +131,9 @@ struct WordReviewCache {
         guard capacity > 0 else { return }
         for (key, states) in changes.states {
             update(key) { $0.states.merge(states) { _, new in new } }
+        }
+        for (key, coverage) in changes.coverage {
+            update(key) { $0.coverage = coverage }
         }
         for (key, words) in changes.knownWords where entries[key]?.known != nil {
             update(key) { $0.known?.formUnion(words) }
