@@ -70,6 +70,23 @@ struct WordReviewCacheTests {
         #expect(cache.lookUp(["a"], for: carl).unknown.isEmpty)
     }
 
+    @Test("Known words take a quarter of a word state's room each, rounded up per learner")
+    func knownWordsWeighLess() {
+        var cache = WordReviewCache(capacity: 10)
+        cache.keep(knownWords: ["a", "b", "c", "d", "e"], for: Self.ana)
+        #expect(cache.count == 2, "five known words: the room of two states")
+        cache.record(Self.changes(["a": Self.state(1), "b": Self.state(1)], for: Self.ana))
+        #expect(cache.count == 4)
+        // Sixteen known words and four states: bob takes 4 + 4, ana 4, 12 over a capacity of 10.
+        cache.keep(knownWords: Set((0..<16).map { "w\($0)" }), for: Self.bob)
+        #expect(cache.count == 8)
+        cache.record(Self.changes(["a": Self.state(1), "b": Self.state(1), "c": Self.state(1), "d": Self.state(1)],
+                                  for: Self.bob))
+        #expect(cache.count == 8, "ana, used least recently, went: down to a quarter free")
+        #expect(cache.knownWords(for: Self.ana) == nil)
+        #expect(cache.knownWords(for: Self.bob)?.count == 16)
+    }
+
     @Test("A capacity of 0 keeps nothing")
     func off() {
         var cache = WordReviewCache(capacity: 0)

@@ -56,9 +56,10 @@ public final class SQLiteStore: Sendable {
     }
 
     /// How many word states (SM-2, per learner and word) the store keeps in memory by default, so
-    /// that an ended session's review reads only the words it has not seen: 250,000, about 30 MB
-    /// once full (the words of some 3,000 learners who each met 80). Fewer than the active
-    /// learners' words and the cache keeps dropping learners before they play again.
+    /// that an ended session's review reads only the words it has not seen: 400,000, about 42 MB
+    /// once full (the words of some 4,000 learners who each met 80; known words count a quarter
+    /// of a state). Fewer than the active learners' words and the cache keeps dropping learners
+    /// before they play again.
     public static let defaultWordReviewCacheCapacity = WordReviewCache.defaultCapacity
 
     /// Word states held in memory now (``defaultWordReviewCacheCapacity``), for tests and metrics.

@@ -23,9 +23,9 @@ import HubDomain
 /// ``wholeSetLimit`` (one short range scan, cheaper than looking up each word met), and from
 /// then on a word the cache does not hold has no row, so the learner's reviews read nothing.
 ///
-/// Bounded by ``capacity`` word states and known words in all (about 130 bytes each); past it,
-/// the learners used least recently are dropped until a quarter of the room is free. A capacity
-/// of 0 turns it off.
+/// Bounded by ``capacity`` word states (about 105 bytes each, measured), a known word counting
+/// as a quarter of one (about 27 bytes); past it, the learners used least recently are dropped
+/// until a quarter of the room is free. A capacity of 0 turns it off.
 struct WordReviewCache {
     /// One learner's words in one language.
     struct Key: Hashable {
@@ -80,19 +80,24 @@ struct WordReviewCache {
         var known: Set<String>?
         var lastUsed: UInt64
 
-        /// Word states and known words held.
-        var size: Int { states.count + (known?.count ?? 0) }
+        /// Room taken, in word states: a known word is a quarter of one (``WordReviewCache/knownWordsPerState``).
+        var size: Int { states.count + ((known?.count ?? 0) + knownWordsPerState - 1) / knownWordsPerState }
     }
 
-    /// The default bound, in word states: about 30 MB, the words of some 3,000 learners who
-    /// each met 80.
-    static let defaultCapacity = 250_000
+    /// The default bound, in word states: about 42 MB once full, the words of some 4,000 learners
+    /// who each met 80 and know as many (the load test's 3,000 learners fit; at 250,000 they
+    /// did not, and the cache dropped each learner before they played again).
+    static let defaultCapacity = 400_000
+
+    /// Known words that take the room of one word state: a word in a set is about 27 bytes of
+    /// memory, a word's state in a dictionary about 105.
+    static let knownWordsPerState = 4
 
     /// The most word states kept, over all learners; 0: nothing is kept.
     let capacity: Int
     private var entries: [Key: Entry] = [:]
     private var uses: UInt64 = 0
-    /// Word states held now.
+    /// Room taken now, in word states (known words count a quarter each).
     private(set) var count = 0
 
     /// The most rows of one learner in one language that the store reads whole (``Coverage/whole``):

@@ -35,7 +35,7 @@ public enum SettingsCatalog {
                 summary: "Least time between two commits of the local journal (log or SQLite): lines arriving meanwhile share one commit (a line is broadcast once committed).",
                 onBreach: "—"),
         Setting("server.wordReviewCacheCapacity", \.wordReviewCacheCapacity, .integer, unit: "word states", range: 0...100_000_000,
-                summary: "SM-2 word states (one per learner and word, about 130 bytes each) the SQLite store keeps in memory, so an ended session reads only the words it has not seen (0: none).",
+                summary: "SM-2 word states (one per learner and word, about 105 bytes each; a learner's known words count a quarter each) the SQLite store keeps in memory, so an ended session reads only the words it has not seen and a join reads no known words (0: none).",
                 onBreach: "the learners used least recently are dropped from memory (read again from the file when they play)"),
         Setting("server.maintenanceInterval", \.maintenanceIntervalSeconds, .wholeSeconds, unit: "seconds", range: 1...86_400,
                 summary: "Period of the storage upkeep (retrying history writes that failed).",
