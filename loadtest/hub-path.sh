@@ -4,7 +4,9 @@
 # to one core (load generator on the other), with the same shape: R sessions of K players over /ws
 # with the full protocol (JSON, validation, the default journal, stats), then R rooms of K members on the
 # raw /room relay, every member sending RATE messages/s, R = D / (K * K * RATE). Prints server CPU µs
-# per delivery for both and their ratio (issue 11's figure), with p99 and what was delivered.
+# per delivery for both and their ratio (issue 11's figure), with p99 and what was delivered, and the
+# messages the clients received per delivery (a session also broadcasts its stats, participants and
+# end; the relay sends only the deliveries) with the CPU per message.
 #
 #   loadtest/hub-path.sh                  # D = 9000 and 30000
 #   loadtest/hub-path.sh 9000             # one rate
@@ -41,14 +43,20 @@ def figures(path, steady):
     rate = (r.get("steadyDeliveriesPerSecond") if steady else None) or r["deliveriesPerSecond"]
     cpu = (r.get("server") or {}).get("cpuPct")
     us = cpu / 100 * 1e6 / rate if cpu and rate else float("nan")
-    return rate, cpu, us, r["fanout"]["p99"], r["lost"], r["duplicated"]
-print("| offered/s | run | delivered/s | server CPU | µs CPU per delivery | p99 | lost / dup |")
-print("|---:|---|---:|---:|---:|---:|---|")
+    # Messages the clients received per delivery counted: a session's players also get its other
+    # broadcasts (stats, participants, ends; a speaker's acknowledgement is its own line, and the
+    # few replies to joins are left out); the relay sends nothing else.
+    received = r.get("received") or 0
+    frames = (received + (r.get("otherBroadcasts") or 0)) / received if received else float("nan")
+    return rate, cpu, us, r["fanout"]["p99"], r["lost"], r["duplicated"], frames
+print("| offered/s | run | delivered/s | server CPU | µs CPU per delivery | p99 | lost / dup | messages per delivery | µs per message |")
+print("|---:|---|---:|---:|---:|---:|---|---:|---:|")
 for d in rates:
     s = figures(os.path.join(out, "sessions-%s.json" % d), True)
     r = figures(os.path.join(out, "rooms-%s.json" % d), False)
     for name, f in (("/ws sessions (full protocol)", s), ("/room raw relay", r)):
-        print("| %s | %s | %.0f | %.0f %% | %.1f | %.2f ms | %d / %d |" % (d, name, f[0], f[1] or 0, f[2], f[3], f[4], f[5]))
-    print("| %s | **ratio hub / relay** | | | **%.2f ×** | | |" % (d, s[2] / r[2]))
+        print("| %s | %s | %.0f | %.0f %% | %.1f | %.2f ms | %d / %d | %.2f | %.1f |"
+              % (d, name, f[0], f[1] or 0, f[2], f[3], f[4], f[5], f[6], f[2] / f[6]))
+    print("| %s | **ratio hub / relay** | | | **%.2f ×** | | | | %.2f × |" % (d, s[2] / r[2], (s[2] / s[6]) / (r[2] / r[6])))
 PY
 echo "[hub-path] results in $OUT" >&2
