@@ -62,7 +62,8 @@ public final class SQLiteStore: Sendable {
     /// before they play again.
     public static let defaultWordReviewCacheCapacity = WordReviewCache.defaultCapacity
 
-    /// Word states held in memory now (``defaultWordReviewCacheCapacity``), for tests and metrics.
+    /// Room the word review cache takes now, in word states (known words count a quarter each;
+    /// ``defaultWordReviewCacheCapacity``), for tests and metrics.
     public var cachedWordReviews: Int { reviewCache.withLock { $0.count } }
 
     /// Runs `body` in one write transaction; what it noted of word reviews and known words goes to the cache once
