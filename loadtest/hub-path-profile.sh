@@ -11,14 +11,16 @@
 #   MODE=rooms loadtest/hub-path-profile.sh      # the raw /room relay in the same shape (its kernel
 #                                                # and NIO costs against the hub's)
 #
-# Environment: MODE [sessions] or rooms, D [9000] deliveries/s, PROFILE_SECONDS [5], HUB_BIN (as run.sh), HUB_ARGS [--threads 1]
+# Environment: MODE [sessions] or rooms, D [9000] deliveries/s, PROFILE_SECONDS [5], PROFILE_DELAY [12] seconds
+#   from the hub getting busy to the recording (the sessions shape's learners end their first sessions
+#   some 10-25 s in; 30 records after that), HUB_BIN (as run.sh), HUB_ARGS [--threads 1]
 #   (HUB_ARGS="--threads 1 --journal sqlite": the SQLite journal, the default before 2026-12-02), OUT
 #   [loadtest/results/hub-path-profile-<date>]: perf.data, the run's JSON, parts.txt.
 # Needs `perf` (Debian: linux-perf); on a VM without a PMU it samples cpu-clock. Bounded: the
 # run is 60 s of load after connecting; perf records only while it runs.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-: "${MODE:=sessions}" "${D:=9000}" "${PROFILE_SECONDS:=5}"
+: "${MODE:=sessions}" "${D:=9000}" "${PROFILE_SECONDS:=5}" "${PROFILE_DELAY:=12}"
 case "$MODE" in sessions|rooms) ;; *) echo "[profile] MODE is sessions or rooms, not $MODE" >&2; exit 64 ;; esac
 : "${OUT:=$HERE/results/hub-path-profile-$(date -u +%Y%m%d-%H%M)}"
 command -v perf >/dev/null || { . "$HERE/../scripts/deps.sh"; need_debs linux-perf; }
@@ -49,7 +51,7 @@ for _ in $(seq 300); do
   a=$(ticks); sleep 1; b=$(ticks)
   [ $((b - a)) -gt "$busy" ] && break
 done
-sleep 12   # past the ramp
+sleep "$PROFILE_DELAY"   # past the ramp (12 s by default)
 echo "[profile] recording hub pid $PID for $PROFILE_SECONDS s" >&2
 perf record -e cpu-clock -F 499 --call-graph dwarf,16384 -p "$PID" -o "$OUT/perf.data" -- sleep "$PROFILE_SECONDS" \
   >"$OUT/perf.log" 2>&1 || true
