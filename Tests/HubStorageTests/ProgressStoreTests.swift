@@ -180,8 +180,8 @@ struct ProgressStoreTests {
         }
     }
 
-    @Test("PostgreSQL: known words a node before schema version 6 stored, a row per word, are read with the sets",
-          arguments: StoreBackend.all.filter { $0 == .postgresql })
+    @Test("Known words stored a row per word (before SQLite's schema version 9, PostgreSQL's 6) are read with the sets",
+          arguments: StoreBackend.all)
     func knownWordsOfOlderNodes(_ backend: StoreBackend) async throws {
         try await backend.with { (store: any TestStore) async throws in
             try await store.execute("""
@@ -192,6 +192,16 @@ struct ProgressStoreTests {
             #expect(await store.knownWords(userId: "ana", language: "es") == ["gato"])
             #expect(await store.knownWords(userId: "bob", language: "fr").isEmpty)
             #expect(try await store.storedKnownWords() == 5)
+            // A session's new words are one set per participant, not a row per word.
+            var session = Fixture.session("sets", endedAt: Day.mon16, multiplayer: true, users: [("ana", 10), ("bob", 10)],
+                                          targetLanguage: "fr")
+            session.participants[0].newWords = ["loup", "renard", "chat"]
+            session.participants[1].newWords = ["loup"]
+            _ = await store.save(session)
+            #expect(await store.knownWords(userId: "ana", language: "fr") == ["chat", "chien", "oiseau", "loup", "renard"])
+            #expect(await store.knownWords(userId: "bob", language: "fr") == ["loup"])
+            #expect(try await store.count("known_words") == 3, "no row per word is written any more")
+            #expect(try await store.count("known_word_sets") == 3)
             #expect(store.learnerRecordFailures == 0)
         }
     }

@@ -212,7 +212,10 @@ struct WordReviewCacheTests {
     /// `user`'s known words as the table holds them, read past the cache.
     static func storedKnownWords(_ store: SQLiteStore, _ user: String) throws -> Set<String> {
         try store.database.withConnection { db in
-            Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = 'fr'", [.text(user)]) { $0.string(0) })
+            Set(try db.query("""
+                SELECT j.value FROM known_word_sets s, json_each(s.words) j WHERE s.user_id = ?1 AND s.language = 'fr'
+                UNION ALL SELECT word FROM known_words WHERE user_id = ?1 AND language = 'fr'
+                """, [.text(user)]) { $0.string(0) })
         }
     }
 

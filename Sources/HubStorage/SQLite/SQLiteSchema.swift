@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7, v8]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7, v8, v9]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -165,4 +165,19 @@ public enum SQLiteSchema {
     /// own file (``SQLiteJournalSchema/v4``).
     public static let v8 = SQLiteMigration(version: 8, name: "journal headers by first position",
                                            sql: SQLiteJournalSchema.firstPosIndexSQL)
+
+    /// Version 9: known words as one row per learner, language and session that taught them
+    /// (`words`: a JSON array of the words, sorted; `source`: the session's id, so a retried
+    /// write adds nothing), as PostgreSQL's schema version 6 keeps them. An ended session writes
+    /// a row per participant with new words instead of a row per word (a fresh learner's first
+    /// session: about 80). The rows of `known_words` stay and are read with the sets.
+    public static let v9 = SQLiteMigration(version: 9, name: "known words as sets", sql: """
+        CREATE TABLE known_word_sets (
+            user_id  TEXT NOT NULL,
+            language TEXT NOT NULL,
+            source   TEXT NOT NULL,
+            words    TEXT NOT NULL,
+            PRIMARY KEY (user_id, language, source)
+        ) WITHOUT ROWID;
+        """)
 }

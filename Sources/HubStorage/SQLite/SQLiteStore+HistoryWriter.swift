@@ -131,7 +131,7 @@ extension SQLiteStore: HistoryWriter {
             results[participant.userId] = .success
         }
         try Self.addKnownWords(db, session.participants.map { ($0.userId, $0.newWords) },
-                               language: session.targetLanguage, changes: &reviews)
+                               language: session.targetLanguage, source: session.sessionId, changes: &reviews)
         // The session is in history now: marked ended in the same transaction (its journal goes).
         try Self.markEnded(session.sessionId, db)
         try consumeInjectedFault()

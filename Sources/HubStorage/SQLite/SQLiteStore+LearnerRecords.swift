@@ -1,15 +1,20 @@
+import Foundation
 import HubDomain
 
 extension SQLiteStore: LearnerRecords, KnownWordsMemory {
     /// The learner's known words: from memory when the cache holds them (``WordReviewCache``),
-    /// else read from `known_words` and kept there.
+    /// else read (the words of every set in `known_word_sets`, and the rows `known_words` holds
+    /// from before schema version 9) and kept there.
     public func knownWords(userId: String, language: String) async -> Set<String> {
         if let words = knownWordsInMemory(userId: userId, language: language) { return words }
         let key = WordReviewCache.Key(userId: userId, language: language)
         do {
             return try database.withConnection { db in
-                let words = Set(try db.query("SELECT word FROM known_words WHERE user_id = ? AND language = ?",
-                                             [.text(userId), .text(language)]) { $0.string(0) })
+                let words = Set(try db.query("""
+                    SELECT j.value FROM known_word_sets s, json_each(s.words) j WHERE s.user_id = ?1 AND s.language = ?2
+                    UNION ALL
+                    SELECT word FROM known_words WHERE user_id = ?1 AND language = ?2
+                    """, [.text(userId), .text(language)]) { $0.string(0) })
                 reviewCache.withLock { $0.keep(knownWords: words, for: key) }
                 return words
             }
@@ -44,26 +49,30 @@ extension SQLiteStore: LearnerRecords, KnownWordsMemory {
         }
     }
 
-    /// Every participant's words in one transaction.
+    /// Every participant's words in one transaction, as a set of its own for each (under a new
+    /// unique source: a repeated call stores the words again, and reads merge them).
     public func recordWords(_ words: [String: Set<String>], language: String) async {
         guard words.values.contains(where: { !$0.isEmpty }) else { return }
         do {
             try writeTransaction { db, changes in
-                try Self.addKnownWords(db, words.map { ($0.key, $0.value) }, language: language, changes: &changes)
+                try Self.addKnownWords(db, words.map { ($0.key, $0.value) }, language: language,
+                                       source: "recorded:\(UUID().uuidString)", changes: &changes)
             }
         } catch {
             noteLearnerFailure()
         }
     }
 
-    /// Each user's `words` added to their known words in `language` (those known already are
-    /// ignored), inside the caller's transaction (``writeTransaction(_:)``, which records them in
-    /// the cache once it commits); users in id order.
+    /// Each user's `words` added to their known words in `language`, one row of
+    /// `known_word_sets` per user (the words as a sorted JSON array) under `source`, what taught
+    /// them: a source already stored for a user is left alone, so a retried write adds nothing.
+    /// Inside the caller's transaction (``writeTransaction(_:)``, which records them in the cache
+    /// once it commits); users in id order.
     static func addKnownWords(_ db: SQLiteConnection, _ words: [(userId: String, words: Set<String>)],
-                              language: String, changes: inout WordReviewCache.Changes) throws {
+                              language: String, source: String, changes: inout WordReviewCache.Changes) throws {
         for (userId, learned) in words.sorted(by: { $0.userId < $1.userId }) where !learned.isEmpty {
-            try db.runEach("INSERT OR IGNORE INTO known_words (user_id, language, word) VALUES (?, ?, ?)",
-                           learned.lazy.map { [.text(userId), .text(language), .text($0)] })
+            try db.run("INSERT OR IGNORE INTO known_word_sets (user_id, language, source, words) VALUES (?, ?, ?, ?)",
+                       [.text(userId), .text(language), .text(source), .text(JSONTextArray.encode(learned.sorted()))])
             changes.noteKnownWords(learned, for: WordReviewCache.Key(userId: userId, language: language))
         }
     }
