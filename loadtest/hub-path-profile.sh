@@ -25,6 +25,12 @@ case "$MODE" in sessions|rooms) ;; *) echo "[profile] MODE is sessions or rooms,
 : "${OUT:=$HERE/results/hub-path-profile-$(date -u +%Y%m%d-%H%M)}"
 command -v perf >/dev/null || { . "$HERE/../scripts/deps.sh"; need_debs linux-perf; }
 mkdir -p "$OUT"
+# Both builds first (a first build of the load generator takes minutes): the wait for the hub
+# below then times the hub's start, not a compiler.
+. "$HERE/build.sh"
+build_loadtest
+build_hub
+export LT_BIN="$LT" HUB_BIN
 N=$(python3 -c "print(max(1, round($D / 18)))")
 if [ "$MODE" = sessions ]; then
   HUB_ARGS="${HUB_ARGS:---threads 1}" "$HERE/run.sh" sessions --player lean --sessions "$N" --players 6 --rate 0.5 --duration 60 \
