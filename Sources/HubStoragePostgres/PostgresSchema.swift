@@ -17,7 +17,7 @@ enum PostgresSchema {
         }
     }
 
-    static let migrations: [Migration] = [v1, v2, v3, v4, v5, v6]
+    static let migrations: [Migration] = [v1, v2, v3, v4, v5, v6, v7]
 
     /// The partial index of open sessions by owner (version 1), for what reads a node's open
     /// sessions: its restart and a survivor's claims.
@@ -209,5 +209,26 @@ enum PostgresSchema {
             words    text[] NOT NULL,
             PRIMARY KEY (user_id, language, source)
         );
+        """)
+
+    /// Version 7: SM-2 word states as sets (``WordReviewSet``, as SQLite's schema version 10):
+    /// one row per learner, language and ended session holding the states that session changed,
+    /// instead of a row per word (four fresh learners of the benchmark's sessions: 316 upserted
+    /// rows and their index entries). A learner's states are their sets and their `word_reviews`
+    /// rows merged, the state reviewed last winning; once a learner has
+    /// ``WordReviewSet/mostSets`` sets in a language, the next write merges everything into one
+    /// set and deletes the rest, `word_reviews` rows included. Nodes of an older version, still
+    /// running during a rolling upgrade, read and write only the rows: a word they review there
+    /// is reviewed from its row (or as new), and that later state then wins over the sets'.
+    /// Nothing is lost or unreadable; some words' schedules may restart, so finish such an
+    /// upgrade before the next wave of sessions where it matters.
+    static let v7 = Migration(version: 7, name: "word reviews as sets", sql: """
+        CREATE TABLE word_review_sets (
+            id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            user_id  text NOT NULL,
+            language text NOT NULL,
+            states   bytea NOT NULL
+        );
+        CREATE INDEX word_review_sets_by_learner ON word_review_sets (user_id, language, id);
         """)
 }

@@ -1,5 +1,6 @@
 import HubDomain
 import HubStorage
+import NIOCore
 import PostgresNIO
 
 extension PostgresStore: ProgressRepository {
@@ -74,35 +75,22 @@ extension PostgresStore: ProgressRepository {
 
     /// Per language: words met, learned, due (as of `now`, else as of the language's last
     /// session: ``ProgressRow/lastSessionAt``, or the words' latest review where it is not
-    /// recorded yet) and mastered.
+    /// recorded yet) and mastered, over the learner's stored states (``storedWordReviews(_:userId:language:logger:)``).
     static func vocabularyCounts(_ db: PostgresConnection, userId: String, now: Int64?,
                                  logger: Logger) async throws -> [String: VocabularyCounts] {
-        let counted = """
-            SELECT w.language, COUNT(*)::bigint,
-                   COUNT(*) FILTER (WHERE w.repetitions >= 1)::bigint,
-                   COUNT(*) FILTER (WHERE w.next_review_at <= m.last)::bigint,
-                   COUNT(*) FILTER (WHERE w.interval_days >= \(WordReview.masteredIntervalDays))::bigint
-            FROM word_reviews w
-            """
-        let rows: PostgresRowSequence
-        if let now {
-            rows = try await db.query("""
-                \(unescaped: counted) CROSS JOIN (SELECT \(now)::bigint AS last) m
-                WHERE w.user_id = \(userId) GROUP BY w.language
+        let stored = try await storedWordReviews(db, userId: userId, language: nil, logger: logger)
+        guard !stored.isEmpty else { return [:] }
+        var lastSession: [String: Int64] = [:]
+        if now == nil {
+            let rows = try await db.query("""
+                SELECT language, last_session_at FROM progress WHERE user_id = \(userId) AND last_session_at IS NOT NULL
                 """, logger: logger)
-        } else {
-            // As of the language's last session (its words' latest review before v5).
-            rows = try await db.query("""
-                \(unescaped: counted)
-                JOIN (SELECT r.language, GREATEST(MAX(r.last_reviewed_at), MAX(p.last_session_at)) AS last
-                      FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
-                      WHERE r.user_id = \(userId) GROUP BY r.language) m ON m.language = w.language
-                WHERE w.user_id = \(userId) GROUP BY w.language
-                """, logger: logger)
+            for try await (language, last) in rows.decode((String, Int64).self) { lastSession[language] = last }
         }
         var counts: [String: VocabularyCounts] = [:]
-        for try await (language, met, learned, due, mastered) in rows.decode((String, Int64, Int64, Int64, Int64).self) {
-            counts[language] = VocabularyCounts(met: Int(met), learned: Int(learned), due: Int(due), mastered: Int(mastered))
+        for (language, states) in stored {
+            let asOf = now ?? max(states.values.lazy.map(\.lastReviewedAt).max() ?? 0, lastSession[language] ?? 0)
+            counts[language] = VocabularyCounts(states.values, now: asOf)
         }
         return counts
     }
@@ -110,21 +98,37 @@ extension PostgresStore: ProgressRepository {
     /// The stored SM-2 states of the user's words in `language`.
     static func wordReviews(_ db: PostgresConnection, userId: String, language: String,
                             logger: Logger) async throws -> [String: WordReview] {
-        var states: [String: WordReview] = [:]
+        try await storedWordReviews(db, userId: userId, language: language, logger: logger)[language] ?? [:]
+    }
+
+    /// The stored states of `userId`'s words per language (in `language` only, unless nil): the
+    /// rows of `word_reviews` (schema versions 2 to 6) and every set, merged (``WordReviewSet``).
+    static func storedWordReviews(_ db: PostgresConnection, userId: String, language: String?,
+                                  logger: Logger) async throws -> [String: [String: WordReview]] {
+        var learners: [String: [String: WordReview]] = [:]
         let rows = try await db.query("""
-            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-            FROM word_reviews WHERE user_id = \(userId) AND language = \(language)
+            SELECT language, word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+            FROM word_reviews WHERE user_id = \(userId) AND (\(language)::text IS NULL OR language = \(language))
             """, logger: logger)
-        for try await (word, ease, interval, repetitions, next, last) in rows.decode((String, Double, Int, Int, Int64, Int64).self) {
-            states[word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
-                                      nextReviewAt: next, lastReviewedAt: last)
+        for try await (language, word, ease, interval, repetitions, next, last)
+            in rows.decode((String, String, Double, Int, Int, Int64, Int64).self) {
+            WordReviewSet.merge(WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
+                                           nextReviewAt: next, lastReviewedAt: last),
+                                of: word, into: &learners[language, default: [:]])
         }
-        return states
+        let sets = try await db.query("""
+            SELECT language, states FROM word_review_sets
+            WHERE user_id = \(userId) AND (\(language)::text IS NULL OR language = \(language)) ORDER BY language, id
+            """, logger: logger)
+        for try await (language, states) in sets.decode((String, ByteBuffer).self) {
+            try states.withUnsafeReadableBytes { try WordReviewSet.decode($0, into: &learners[language, default: [:]]) }
+        }
+        return learners
     }
 
     /// Adds the figures of `learners` (each once) from one ended session (``ProgressRules``),
     /// recording the session's UTC day for streaks and the SM-2 review of the words they met,
-    /// inside the caller's transaction: at most six statements whatever the number of learners.
+    /// inside the caller's transaction: at most nine statements whatever the number of learners.
     static func addToProgress(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
                               vocabulary: SessionVocabulary, logger: Logger) async throws {
         guard !learners.isEmpty else { return }
@@ -188,32 +192,75 @@ extension PostgresStore: ProgressRepository {
             """, logger: logger)
     }
 
-    /// The SM-2 update of the words each learner met in `session`, in at most two statements
-    /// (one read of the stored states, one upsert of every state that changes; none when no
-    /// state does), inside the caller's transaction.
+    /// The SM-2 update of the words each learner met in `session`, inside the caller's
+    /// transaction, in at most five statements whatever the number of learners: their sets and
+    /// their older rows for the words met are read; the states that change are written as one
+    /// set per learner (``WordReviewSet``); a learner with ``WordReviewSet/mostSets`` sets in the
+    /// language already gets one set of everything instead, their other sets and rows deleted.
     static func reviewWords(_ db: PostgresConnection, _ learners: [EndedLearner], session: EndedSession,
                             vocabulary: SessionVocabulary, logger: Logger) async throws {
-        let qualities = learners.map { vocabulary.reviews(of: $0.userId) }
+        let reviewing = zip(learners, learners.map { vocabulary.reviews(of: $0.userId) }).filter { !$0.1.isEmpty }
+        guard !reviewing.isEmpty else { return }
+        let userIds = reviewing.map(\.0.userId), languages = reviewing.map(\.0.language)
+        // Every set of each learner (a user is one learner of a session), in the order written.
+        var stored: [String: (states: [String: WordReview], sets: Int)] = [:]
+        for row in try await db.rows(of: PreparedQuery<LearnerSets>(userIds, languages), logger: logger) {
+            let (userId, states) = try row.decode((String, ByteBuffer).self)
+            try states.withUnsafeReadableBytes { try WordReviewSet.decode($0, into: &stored[userId, default: ([:], 0)].states) }
+            stored[userId, default: ([:], 0)].sets += 1
+        }
+        // Rows of older versions, for the words met.
         var select = WordReviewSelectStatement()
-        for (learner, words) in zip(learners, qualities) where !words.isEmpty {
-            select.append(userId: learner.userId, language: learner.language, words: words.keys)
-        }
-        guard !select.isEmpty else { return }
-        var existing: [String: [String: WordReview]] = [:]
+        for (learner, words) in reviewing { select.append(userId: learner.userId, language: learner.language, words: words.keys) }
+        var legacy: [String: [String: WordReview]] = [:]
         for try await found in try await db.execute(select, logger: logger) {
-            for (userId, word, review) in found { existing[userId, default: [:]][word] = review }
+            for (userId, word, review) in found { legacy[userId, default: [:]][word] = review }
         }
-        var upsert = WordReviewUpsertStatement()
-        for (learner, words) in zip(learners, qualities) where !words.isEmpty {
-            let updated = ProgressRules.reviewed(words, existing: existing[learner.userId] ?? [:], at: session.endedAt)
-            for (word, review) in updated.sorted(by: { $0.key < $1.key }) {
-                upsert.append(userId: learner.userId, language: learner.language, word: word, review: review)
+        var written: [(learner: EndedLearner, states: [String: WordReview])] = []
+        var merging: [EndedLearner] = []
+        for (learner, words) in reviewing {
+            // The rows under the sets, as every read merges them.
+            var existing = legacy[learner.userId] ?? [:]
+            for (word, state) in stored[learner.userId]?.states ?? [:] { WordReviewSet.merge(state, of: word, into: &existing) }
+            let updated = ProgressRules.reviewed(words, existing: existing, at: session.endedAt)
+            // Words met again successfully before they are due keep their states: often nothing
+            // changes at all.
+            guard !updated.isEmpty else { continue }
+            if stored[learner.userId]?.sets ?? 0 >= WordReviewSet.mostSets {
+                existing.merge(updated) { _, new in new }
+                written.append((learner, existing))
+                merging.append(learner)
+            } else {
+                written.append((learner, updated))
             }
         }
-        // Words met again successfully before they are due keep their states: often nothing
-        // changes at all.
-        guard !upsert.isEmpty else { return }
-        _ = try await db.execute(upsert, logger: logger)
+        if !merging.isEmpty {
+            // The merge: the learners' other sets go, and their rows, whose states join the one set.
+            try await db.query("""
+                DELETE FROM word_review_sets WHERE (user_id, language) IN
+                    (SELECT * FROM unnest(\(merging.map(\.userId))::text[], \(merging.map(\.language))::text[]))
+                """, logger: logger)
+            let rows = try await db.query("""
+                DELETE FROM word_reviews WHERE (user_id, language) IN
+                    (SELECT * FROM unnest(\(merging.map(\.userId))::text[], \(merging.map(\.language))::text[]))
+                RETURNING user_id, word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+                """, logger: logger)
+            var deleted: [String: [String: WordReview]] = [:]
+            for try await (userId, word, ease, interval, repetitions, next, last)
+                in rows.decode((String, String, Double, Int, Int, Int64, Int64).self) {
+                deleted[userId, default: [:]][word] = WordReview(easeFactor: ease, intervalDays: interval, repetitions: repetitions,
+                                                                 nextReviewAt: next, lastReviewedAt: last)
+            }
+            for index in written.indices {
+                guard var merged = deleted[written[index].learner.userId] else { continue }
+                for (word, state) in written[index].states { WordReviewSet.merge(state, of: word, into: &merged) }
+                written[index].states = merged
+            }
+        }
+        guard !written.isEmpty else { return }
+        let values = written.map { ByteBuffer(bytes: WordReviewSet.encode($0.states.sorted { $0.key < $1.key })) }
+        _ = try await db.rows(of: PreparedQuery<InsertSets>(written.map(\.learner.userId), written.map(\.learner.language), values),
+                              logger: logger)
     }
 
     /// The run of session days of each of `userIds` ending at its anchor (pairwise), newest
@@ -238,6 +285,23 @@ extension PostgresStore: ProgressRepository {
             FROM progress p LEFT JOIN users u ON u.id = p.user_id
             WHERE (p.user_id, p.language) IN (SELECT * FROM unnest($1::text[], $2::text[]))
             ORDER BY p.user_id COLLATE "C", p.language FOR UPDATE OF p
+            """
+    }
+
+    /// The word review sets of users $1 in languages $2 (pairwise), in the order written.
+    private enum LearnerSets: PreparedSQL {
+        static let sql = """
+            SELECT s.user_id, s.states FROM unnest($1::text[], $2::text[]) AS k(u, l)
+            JOIN word_review_sets s ON s.user_id = k.u AND s.language = k.l
+            ORDER BY s.id
+            """
+    }
+
+    /// One word review set per row of $1 (user), $2 (language), $3 (the set's value).
+    private enum InsertSets: PreparedSQL {
+        static let sql = """
+            INSERT INTO word_review_sets (user_id, language, states)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])
             """
     }
 

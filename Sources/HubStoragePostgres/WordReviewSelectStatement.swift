@@ -2,9 +2,9 @@ import HubDomain
 import HubStorage
 import PostgresNIO
 
-/// The stored SM-2 states of the words an ended session's learners met, read in one query
-/// before their review (``WordReviewUpsertStatement`` writes them back); prepared once per
-/// connection.
+/// The SM-2 states that nodes before schema version 7 stored a row per word (`word_reviews`),
+/// for the words an ended session's learners met, read in one query before their review (which
+/// writes a set, `word_review_sets`, ``WordReviewSet``); prepared once per connection.
 ///
 /// Asks for each learner's (user, language) and **one list of words for all of them** (the
 /// words of a session's learners are mostly the same): PostgreSQL descends the key once per

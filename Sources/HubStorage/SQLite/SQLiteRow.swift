@@ -53,4 +53,14 @@ public struct SQLiteRow {
         let length = Int(sqlite3_column_bytes(statement.handle, Int32(column)))
         return Data(bytes: bytes, count: length)
     }
+
+    /// Calls `body` with the column's bytes (empty for `NULL`), valid only inside it: a blob
+    /// read without a copy.
+    public func withBytes<T>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let bytes = sqlite3_column_blob(statement.handle, Int32(column)) else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        let length = Int(sqlite3_column_bytes(statement.handle, Int32(column)))
+        return try body(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
 }

@@ -2,7 +2,7 @@
 /// `docs/STORAGE.md`). Add a new ``SQLiteMigration`` for every change; never edit an applied one.
 public enum SQLiteSchema {
     /// Every step, in order.
-    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7, v8, v9]
+    public static let migrations: [SQLiteMigration] = [v1, v2, v3, v4, v5, v6, v7, v8, v9, v10]
 
     /// Version 1: profiles, premium audit, history, progress, learner records, journal, sealed sessions.
     public static let v1 = SQLiteMigration(version: 1, name: "initial schema", sql: """
@@ -179,5 +179,24 @@ public enum SQLiteSchema {
             words    TEXT NOT NULL,
             PRIMARY KEY (user_id, language, source)
         ) WITHOUT ROWID;
+        """)
+
+    /// Version 10: SM-2 word states as sets (``WordReviewSet``): one row per learner, language
+    /// and ended session, holding the states that session changed, instead of a row per word
+    /// (a fresh learner's first session: about 80 upserts). A learner's states are their
+    /// `word_reviews` rows, then their sets in `id` order, a later state of a word replacing an
+    /// earlier one; once a learner has ``WordReviewSet/mostSets`` sets in a language, the next
+    /// write merges everything into one set and deletes the rest, `word_reviews` rows included.
+    /// A rowid table: a set of a few hundred words is kilobytes, too large a row for a table
+    /// clustered on its key, and a new row's `id` is above every existing one, which gives the
+    /// write order.
+    public static let v10 = SQLiteMigration(version: 10, name: "word reviews as sets", sql: """
+        CREATE TABLE word_review_sets (
+            id       INTEGER PRIMARY KEY,
+            user_id  TEXT NOT NULL,
+            language TEXT NOT NULL,
+            states   BLOB NOT NULL
+        );
+        CREATE INDEX word_review_sets_by_learner ON word_review_sets (user_id, language);
         """)
 }

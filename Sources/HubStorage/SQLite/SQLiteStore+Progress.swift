@@ -31,7 +31,7 @@ extension SQLiteStore: ProgressRepository {
     /// The SM-2 state of every word the user met in `language`.
     public func wordReviews(userId: String, language: String) async throws -> [String: WordReview] {
         try database.withConnection { db in
-            try Self.allWordReviews(db, userId: userId, language: language, limit: nil) ?? [:]
+            try Self.storedWordReviews(db, userId: userId, language: language)[language]?.states ?? [:]
         }
     }
 
@@ -66,41 +66,24 @@ extension SQLiteStore: ProgressRepository {
 
     /// Per language: words met, learned, due (as of `now`, else as of the language's last
     /// session: ``ProgressRow/lastSessionAt``, or the words' latest review where it is not
-    /// recorded yet) and mastered.
+    /// recorded yet) and mastered, over the learner's stored states (``storedWordReviews(_:userId:language:)``).
     static func vocabularyCounts(_ db: SQLiteConnection, userId: String, now: Int64?) throws -> [String: VocabularyCounts] {
-        var counts: [String: VocabularyCounts] = [:]
-        let sql: String, arguments: [SQLiteValue]
-        if let now {
-            sql = vocabularyCountsSQL(dueAsOf: "?", from: "word_reviews w")
-            arguments = [.integer(now), .text(userId)]
-        } else {
-            // As of the language's last session (its words' latest review before v5).
-            sql = vocabularyCountsSQL(dueAsOf: "m.last", from: """
-                word_reviews w
-                JOIN (SELECT r.language, MAX(MAX(r.last_reviewed_at), COALESCE(p.last_session_at, 0)) AS last
-                      FROM word_reviews r LEFT JOIN progress p ON p.user_id = r.user_id AND p.language = r.language
-                      WHERE r.user_id = ? GROUP BY r.language) m
-                  ON m.language = w.language
-                """)
-            arguments = [.text(userId), .text(userId)]
+        let stored = try storedWordReviews(db, userId: userId, language: nil)
+        guard !stored.isEmpty else { return [:] }
+        var lastSession: [String: Int64] = [:]
+        if now == nil {
+            try db.forEachRow("SELECT language, last_session_at FROM progress WHERE user_id = ? AND last_session_at IS NOT NULL",
+                              [.text(userId)]) { row in
+                lastSession[row.string(0)] = row.int64(1)
+                return true
+            }
         }
-        try db.forEachRow(sql, arguments) { row in
-            counts[row.string(0)] = VocabularyCounts(met: row.int(1), learned: row.int(2), due: row.int(3), mastered: row.int(4))
-            return true
+        var counts: [String: VocabularyCounts] = [:]
+        for (language, learner) in stored {
+            let asOf = now ?? max(learner.states.values.lazy.map(\.lastReviewedAt).max() ?? 0, lastSession[language] ?? 0)
+            counts[language] = VocabularyCounts(learner.states.values, now: asOf)
         }
         return counts
-    }
-
-    /// The vocabulary figures per language of the user bound last, over `from` (aliasing
-    /// `word_reviews` as `w`), with due words counted as of the SQL expression `asOf`.
-    private static func vocabularyCountsSQL(dueAsOf asOf: String, from: String) -> String {
-        """
-        SELECT w.language, COUNT(*), SUM(w.repetitions >= 1), SUM(w.next_review_at <= \(asOf)),
-               SUM(w.interval_days >= \(WordReview.masteredIntervalDays))
-        FROM \(from)
-        WHERE w.user_id = ?
-        GROUP BY w.language
-        """
     }
 
     /// Adds one participant's figures from one ended session to their progress in `language`,
@@ -148,76 +131,89 @@ extension SQLiteStore: ProgressRepository {
     }
 
     /// The SM-2 update of the words `userId` met in `session`, inside the caller's transaction:
-    /// only the states that change are written (``ProgressRules/reviewed(_:existing:at:)``). The
-    /// stored states come from the cache where it knows them; else, the first time, all of the
-    /// learner's rows in one range scan when they are few enough (``WordReviewCache/wholeSetLimit``),
-    /// or the words it does not know in one read. What was read and written is noted in
-    /// `changes` for the cache (``WordReviewCache``).
+    /// the states that change are written as one set (``WordReviewSet``), or, when the learner
+    /// has ``WordReviewSet/mostSets`` sets in the language already, merged with everything stored
+    /// into one set that replaces the others. The stored states come from the cache where it
+    /// knows them; else all of the learner's states are read (a few sets), and kept whole in the
+    /// cache when there are at most ``WordReviewCache/wholeSetLimit``. What was read and written
+    /// is noted in `changes` for the cache (``WordReviewCache``).
     func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
                      vocabulary: SessionVocabulary, changes: inout WordReviewCache.Changes) throws {
         let qualities = vocabulary.reviews(of: userId)
         guard !qualities.isEmpty else { return }
         let key = WordReviewCache.Key(userId: userId, language: language)
         let (limit, found) = reviewCache.withLock { ($0.wholeSetLimit, $0.lookUp(qualities.keys, for: key)) }
-        var existing = found.known, unknown = found.unknown
+        var existing = found.known
         var noted: [String: WordReview?] = [:]
-        if !unknown.isEmpty, found.coverage == .partial, limit > 0 {
-            let all = try Self.allWordReviews(db, userId: userId, language: language, limit: limit)
-            if let all {
-                for (word, state) in all { noted[word] = state }
-                for word in unknown { existing[word] = all[word] }
-                unknown = []
+        var stored: StoredWordReviews?
+        if !found.unknown.isEmpty {
+            let learner = try Self.storedWordReviews(db, userId: userId, language: language)[language] ?? StoredWordReviews()
+            stored = learner
+            if learner.states.count <= limit {
+                for (word, state) in learner.states { noted[word] = state }
+                changes.note(.whole, for: key)
+            } else if found.coverage == .partial {
+                changes.note(.tooLargeForWhole, for: key)
             }
-            changes.note(all == nil ? .tooLargeForWhole : .whole, for: key)
-        }
-        if !unknown.isEmpty {
-            // The states of the words the cache does not know, in one read (as one JSON array);
-            // a word not found has no row.
-            for word in unknown { noted[word] = .some(nil) }
-            try db.forEachRow("""
-                SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-                FROM word_reviews WHERE user_id = ? AND language = ? AND word IN (SELECT value FROM json_each(?))
-                """, [.text(userId), .text(language), .text(JSONTextArray.encode(unknown))]) { row in
-                let state = Self.wordReview(row, from: 1)
-                existing[row.string(0)] = state
-                noted[row.string(0)] = state
-                return true
+            for word in found.unknown {
+                existing[word] = learner.states[word]
+                noted[word] = .some(learner.states[word])
             }
         }
-        let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt).sorted { $0.key < $1.key }
-        try db.runEach("""
-            INSERT INTO word_reviews (user_id, language, word, ease_factor, interval_days, repetitions,
-                                      next_review_at, last_reviewed_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (user_id, language, word) DO UPDATE SET
-                ease_factor = excluded.ease_factor, interval_days = excluded.interval_days,
-                repetitions = excluded.repetitions, next_review_at = excluded.next_review_at,
-                last_reviewed_at = excluded.last_reviewed_at
-            """, updated.lazy.map { word, state -> [SQLiteValue] in
-                [.text(userId), .text(language), .text(word), .real(state.easeFactor), .int(state.intervalDays),
-                 .int(state.repetitions), .integer(state.nextReviewAt), .integer(state.lastReviewedAt)]
-            })
+        let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt)
+        defer { changes.note(noted, for: key) }
+        guard !updated.isEmpty else { return }
         for (word, state) in updated { noted[word] = state }
-        changes.note(noted, for: key)
+
+        let sets = try stored?.sets ?? db.queryFirst("SELECT COUNT(*) FROM word_review_sets WHERE user_id = ? AND language = ?",
+                                                      [.text(userId), .text(language)]) { $0.int(0) } ?? 0
+        var written = updated
+        if sets >= WordReviewSet.mostSets {
+            // The merge: everything stored and this session's states in one set, the rest deleted.
+            var all = try stored?.states ?? Self.storedWordReviews(db, userId: userId, language: language)[language]?.states ?? [:]
+            all.merge(updated) { _, new in new }
+            written = all
+            try db.run("DELETE FROM word_review_sets WHERE user_id = ? AND language = ?", [.text(userId), .text(language)])
+            try db.run("DELETE FROM word_reviews WHERE user_id = ? AND language = ?", [.text(userId), .text(language)])
+        }
+        let value = WordReviewSet.encode(written.sorted { $0.key < $1.key })
+        try db.run("INSERT INTO word_review_sets (user_id, language, states) VALUES (?, ?, ?)",
+                   [.text(userId), .text(language), .blob(Data(value))])
     }
 
-    /// Every stored state of `userId`'s words in `language`, or nil when there are more than `limit`.
-    static func allWordReviews(_ db: SQLiteConnection, userId: String, language: String,
-                               limit: Int?) throws -> [String: WordReview]? {
+    /// One learner's stored SM-2 states in one language and the number of sets they came from.
+    struct StoredWordReviews {
         var states: [String: WordReview] = [:]
-        var tooMany = false
+        var sets = 0
+
+        /// Adds the states of one stored set, written after those already here.
+        mutating func addSet(_ bytes: UnsafeRawBufferPointer) throws {
+            try WordReviewSet.decode(bytes, into: &states)
+            sets += 1
+        }
+    }
+
+    /// The stored states of `userId`'s words per language (in `language` only, unless nil): the
+    /// rows of `word_reviews` (schema versions 4 to 9) and every set, merged (``WordReviewSet``).
+    static func storedWordReviews(_ db: SQLiteConnection, userId: String, language: String?) throws -> [String: StoredWordReviews] {
+        var learners: [String: StoredWordReviews] = [:]
+        let filter = language == nil ? "" : " AND language = ?"
+        let binds: [SQLiteValue] = [.text(userId)] + (language.map { [.text($0)] } ?? [])
         try db.forEachRow("""
-            SELECT word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
-            FROM word_reviews WHERE user_id = ? AND language = ?
-            """, [.text(userId), .text(language)]) { row in
-            guard states.count < limit ?? .max else {
-                tooMany = true
-                return false
-            }
-            states[row.string(0)] = Self.wordReview(row, from: 1)
+            SELECT language, word, ease_factor, interval_days, repetitions, next_review_at, last_reviewed_at
+            FROM word_reviews WHERE user_id = ?\(filter)
+            """, binds) { row in
+            WordReviewSet.merge(Self.wordReview(row, from: 2), of: row.string(1),
+                                into: &learners[row.string(0), default: StoredWordReviews()].states)
             return true
         }
-        return tooMany ? nil : states
+        try db.forEachRow("SELECT language, states FROM word_review_sets WHERE user_id = ?\(filter) ORDER BY language, id",
+                          binds) { row in
+            let language = row.string(0)
+            try row.withBytes(1) { bytes in try learners[language, default: StoredWordReviews()].addSet(bytes) }
+            return true
+        }
+        return learners
     }
 
     /// Consecutive days in `session_days` ending at `day` inclusive (0 when `day` has no session).

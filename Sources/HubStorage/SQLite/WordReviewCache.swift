@@ -2,13 +2,14 @@ import HubDomain
 
 /// The stored SM-2 states of the words that recently active learners met, kept by
 /// ``SQLiteStore`` so that an ended session's review (``SQLiteStore/reviewWords(_:userId:language:session:vocabulary:changes:)``)
-/// reads from `word_reviews` only the words it has not seen yet.
+/// reads the learner's stored states (their `word_review_sets`, ``WordReviewSet``) only when it
+/// meets a word the cache has not seen.
 ///
 /// A learner who plays again meets mostly the words of their last sessions, and most of them are
 /// not due (a state that does not change is not written), so without the cache a session's end
-/// spends more time looking those rows up than writing anything. The cache knows, per learner and
-/// language, the state of each word it has seen (or that the word has no row), exactly as stored:
-/// the store is the file's only writer of `word_reviews` (the hub holds its data directory), and
+/// spends more time reading those states than writing anything. The cache knows, per learner and
+/// language, the state of each word it has seen (or that the word has none), exactly as stored:
+/// the store is the file's only writer of word states (the hub holds its data directory), and
 /// it records in the cache only what a transaction read and wrote once that transaction has
 /// committed, under the connection's lock (``Changes``). A failed write leaves the cache as it was.
 ///
@@ -18,10 +19,10 @@ import HubDomain
 /// table's contents without being read again, and the hub answers a join from memory without
 /// a trip to the storage thread (``SQLiteStore/knownWordsInMemory(userId:language:)``).
 ///
-/// A learner's states are held either word by word (those met lately) or whole: on a learner's
-/// first review the store reads all of their rows in the language at once when there are at most
-/// ``wholeSetLimit`` (one short range scan, cheaper than looking up each word met), and from
-/// then on a word the cache does not hold has no row, so the learner's reviews read nothing.
+/// A learner's states are held either word by word (those met lately) or whole: a review that
+/// meets a word the cache does not hold reads all of the learner's states in the language (their
+/// few sets) and keeps them whole when there are at most ``wholeSetLimit``; from then on a word
+/// the cache does not hold has no state, so the learner's reviews read nothing.
 ///
 /// Bounded by ``capacity`` word states (about 105 bytes each, measured), a known word counting
 /// as a quarter of one (about 27 bytes); past it, the learners used least recently are dropped
@@ -33,22 +34,23 @@ struct WordReviewCache {
         var language: String
     }
 
-    /// How much of a learner's `word_reviews` rows the cache holds.
+    /// How much of a learner's stored word states the cache holds.
     enum Coverage: Equatable {
         /// Some words: a word not held is unknown.
         case partial
-        /// Every row: a word not held has none.
+        /// Every state: a word not held has none.
         case whole
-        /// Some words, and the learner has more rows than ``WordReviewCache/wholeSetLimit``:
-        /// reviews look up the words they need, without trying to read them all again.
+        /// Some words, and the learner has more states than ``WordReviewCache/wholeSetLimit``:
+        /// a review that meets a word not held reads the learner's states again and keeps only
+        /// the words it met.
         case tooLargeForWhole
     }
 
-    /// What one write transaction read from and wrote to `word_reviews`, per learner: a word's
-    /// state, or nil when it has no row. Recorded in the cache only once the transaction commits.
+    /// What one write transaction read and wrote of the learners' word states: a word's state,
+    /// or nil when it has none. Recorded in the cache only once the transaction commits.
     struct Changes {
         fileprivate(set) var states: [Key: [String: WordReview?]] = [:]
-        /// Learners whose rows the transaction read whole, or found too many to read whole.
+        /// Learners whose states the transaction kept whole, or found too many to keep whole.
         fileprivate(set) var coverage: [Key: Coverage] = [:]
         /// Words the transaction added to `known_words`, per learner.
         fileprivate(set) var knownWords: [Key: Set<String>] = [:]
@@ -61,8 +63,8 @@ struct WordReviewCache {
             self.states[key, default: [:]].merge(states) { _, new in new }
         }
 
-        /// Notes that the transaction read every row of `key` (noted in ``note(_:for:)``), or that
-        /// it found more than ``WordReviewCache/wholeSetLimit``.
+        /// Notes that the transaction read every state of `key` (noted in ``note(_:for:)``), or
+        /// that it found more than ``WordReviewCache/wholeSetLimit``.
         mutating func note(_ coverage: Coverage, for key: Key) {
             self.coverage[key] = coverage
         }
@@ -100,19 +102,19 @@ struct WordReviewCache {
     /// Room taken now, in word states (known words count a quarter each).
     private(set) var count = 0
 
-    /// The most rows of one learner in one language that the store reads whole (``Coverage/whole``):
-    /// 512, or a 64th of a smaller capacity (so that one learner cannot crowd out the others).
-    /// Past a few hundred rows, reading them all costs more than looking up the words of one
-    /// session (some 30 to 200) one by one.
-    var wholeSetLimit: Int { min(512, capacity / 64) }
+    /// The most states of one learner in one language that the cache keeps whole
+    /// (``Coverage/whole``): a 64th of the capacity (6,250 by default), so that one learner
+    /// cannot crowd out the others. A learner past it has all of their states read (and
+    /// decoded) again whenever a review meets a word the cache does not hold.
+    var wholeSetLimit: Int { capacity / 64 }
 
     init(capacity: Int = WordReviewCache.defaultCapacity) {
         self.capacity = max(0, capacity)
     }
 
-    /// The states the cache knows of `words` for `key` (a word without a row is known too, and
+    /// The states the cache knows of `words` for `key` (a word without a state is known too, and
     /// left out of `known`), the words it does not know, which the caller reads, and how much
-    /// of the learner's rows it holds.
+    /// of the learner's states it holds.
     mutating func lookUp(_ words: some Sequence<String>, for key: Key)
         -> (known: [String: WordReview], unknown: [String], coverage: Coverage) {
         guard var entry = entries[key] else { return ([:], Array(words), .partial) }

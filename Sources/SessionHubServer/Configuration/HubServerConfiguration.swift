@@ -54,7 +54,7 @@ public struct HubServerConfiguration: Sendable {
     /// broadcast.
     public var journalCommitInterval: TimeAmount = .milliseconds(1)
     /// Word states (SM-2, one per learner and word) the SQLite store keeps in memory, so that an
-    /// ended session reads from `word_reviews` only the words it has not seen (docs/STORAGE.md);
+    /// ended session reads a learner's stored states only when it meets a word not seen (docs/STORAGE.md);
     /// 0 keeps none. Size it to the words of the learners who play within a few hours of each
     /// other: below that the cache drops learners before they come back.
     public var wordReviewCacheCapacity = SQLiteStore.defaultWordReviewCacheCapacity
