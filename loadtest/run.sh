@@ -14,6 +14,8 @@
 #   HUB_ARGS (extra `sessionhub serve` options, e.g. "--in-memory", "--no-compression" or
 #   "--journal sqlite": the hub runs with its default journal, the log journal, unless told),
 #   PIN [1]: hub on CPU 1, load generator on CPU 0 (taskset), as the peers' bench.sh.
+#   METRICS_OUT (a file): the hub's /metrics (Prometheus text) as they stand when the load ends,
+#   e.g. to set its own fan-out and journal-commit histograms beside the load generator's figures.
 #
 # The signing secret is the benchmark's own, kept in loadtest/.run/secret (created on first use,
 # mode 0600, never a deployment's), so the tokens minted for one run serve the next: minting
@@ -66,3 +68,6 @@ case "$MODE" in
   rooms)    "${LG_PIN[@]}" "$LT" rooms --url "ws://127.0.0.1:$PORT/room" --server-pid "$HUB_PID" "$@" ;;
   *) echo "unknown mode $MODE" >&2; exit 2 ;;
 esac
+if [ -n "${METRICS_OUT:-}" ]; then
+  curl -sf --max-time 10 "http://127.0.0.1:$PORT/metrics" >"$METRICS_OUT" || echo "[run] could not read /metrics" >&2
+fi
