@@ -20,6 +20,7 @@ public final class HubServer: Sendable {
     private let server: WebSocketServer
     private let logger: Logger
     private let ticker = Mutex<RepeatedTask?>(nil)
+    private let lagProbe = Mutex<EventLoopLagProbe?>(nil)
     /// The storage's periodic upkeep, one pass at a time.
     private let upkeep: UpkeepRunner
     private let persistence: HubPersistence
@@ -252,6 +253,9 @@ public final class HubServer: Sendable {
             }
         }
         ticker.withLock { $0 = task }
+        let metrics = metricsSource.metrics
+        let probe = EventLoopLagProbe(loops: Array(group.makeIterator())) { metrics.loopLag(nanoseconds: $0) }
+        lagProbe.withLock { $0 = probe }
         logger.info("hub ready", metadata: ["scenarios": "\(hub.catalog.scenarios.count)"])
         return address.port ?? configuration.port
     }
@@ -284,6 +288,7 @@ public final class HubServer: Sendable {
         operators.beginDraining()
         dashboard.stop()
         ticker.withLock { $0?.cancel(); $0 = nil }
+        lagProbe.withLock { $0?.stop(); $0 = nil }
         let refresher = jwksTask.withLock { task -> Task<Void, Never>? in
             defer { task = nil }
             task?.cancel()

@@ -1,5 +1,6 @@
 import Foundation
 import HubDomain
+import NIOPosix
 import SessionHubServer
 import Testing
 
@@ -64,6 +65,29 @@ struct MetricsIntegrationTests {
             #expect(try #require(Self.sample(after, "sessionhub_journal_writes_total", #"result="ok""#)) >= 3)
             #expect(Self.sample(after, "sessionhub_journal_writes_total", #"result="failed""#) == 0)
         }
+    }
+
+    @Test("A job that holds an event loop shows as that loop's lag")
+    func eventLoopLag() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let configuration = HubServerConfiguration(port: 0, threads: 2, secret: HubTestServer.secret)
+        let server = try HubServer(configuration: configuration, persistence: .inMemory(), eventLoopGroup: group)
+        _ = try await server.start()
+        defer { Task { await server.shutdown() } }
+        try await Task.sleep(for: .milliseconds(300))
+        let idle = await server.metricsText()
+        let idleCount = try #require(Self.sample(idle, "sessionhub_event_loop_lag_seconds_count"))
+        #expect(idleCount >= 2, "both loops probed every 50 ms")
+        // One loop is held for 250 ms: its next probe runs at least 150 ms late.
+        _ = try await group.any().submit { usleep(250_000) }.get()
+        try await Task.sleep(for: .milliseconds(200))
+        let after = await server.metricsText()
+        let count = try #require(Self.sample(after, "sessionhub_event_loop_lag_seconds_count"))
+        let under100ms = try #require(Self.sample(after, "sessionhub_event_loop_lag_seconds_bucket", #"le="0.1""#))
+        #expect(count - under100ms >= 1, "the held loop's probe ran over 100 ms late")
+        #expect(Self.sample(after, "sessionhub_event_loop_lag_seconds_bucket", #"le="1.0""#) == count)
+        await server.shutdown()
+        try await group.shutdownGracefully()
     }
 
     @Test func connectionsOverTheLimitAreClosedOnAcceptAndCounted() async throws {

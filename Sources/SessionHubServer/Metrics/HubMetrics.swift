@@ -30,6 +30,7 @@ import WebSocketTransport
 /// | `sessionhub_join_lockouts_total` | counter | — (users or addresses locked out of joining: their failure budget was spent) |
 /// | `sessionhub_cluster_events_total` | counter | `event` = `adopted`, `handed_over`, `relinquished` (sessions), `evicted` (this node declared dead), `peer_dead` (peers this node declared dead) |
 /// | `sessionhub_journal_commit_seconds` | histogram | — (from a journal write's start to its commit, or failure: group commit included) |
+/// | `sessionhub_event_loop_lag_seconds` | histogram | — (how late a task due on an event loop ran, probed on every loop every 50 ms: ``EventLoopLagProbe``) |
 /// | `sessionhub_journal_writes_total` | counter | `result` = `ok`, `failed`, `fenced` |
 /// | `sessionhub_node_info` | gauge | `node` (`--node-id`, `local` alone), `version` — always 1 |
 /// | `sessionhub_uptime_seconds` | gauge | — |
@@ -40,6 +41,7 @@ final class HubMetrics: Sendable {
 
     private let fanOut: Metrics.Timer
     private let journalCommit: Metrics.Timer
+    private let loopLag: Metrics.Timer
     private let broadcasts: [ServerMessageType: CoreMetrics.Counter]
     private let messagesIn: [ClientMessageType: CoreMetrics.Counter]
     private let invalidMessages: CoreMetrics.Counter
@@ -74,7 +76,13 @@ final class HubMetrics: Sendable {
             .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
             .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250), .seconds(1),
         ]
+        factory.durationHistogramBuckets["sessionhub_event_loop_lag_seconds"] = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ]
         self.factory = factory
+        loopLag = Metrics.Timer(label: "sessionhub_event_loop_lag_seconds", dimensions: [], factory: factory)
         journalCommit = Metrics.Timer(label: "sessionhub_journal_commit_seconds", dimensions: [], factory: factory)
         fanOut = Metrics.Timer(label: "sessionhub_fanout_latency_seconds", dimensions: [], factory: factory)
         // The counters a message or a delivery touches are made here once, not looked up by name
@@ -126,6 +134,11 @@ final class HubMetrics: Sendable {
     func journalWrite(_ result: JournalWriteResult, nanoseconds: UInt64) {
         journalCommit.recordNanoseconds(Int64(clamping: nanoseconds))
         journalWrites[result]?.increment()
+    }
+
+    /// An event loop ran a task due on it `nanoseconds` late (``EventLoopLagProbe``).
+    func loopLag(nanoseconds: Int64) {
+        loopLag.recordNanoseconds(nanoseconds)
     }
 
     /// This node's identity, once: `sessionhub_node_info{node, version} 1`.
