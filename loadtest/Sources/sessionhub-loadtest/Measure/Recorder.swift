@@ -36,6 +36,8 @@ final class Recorder: @unchecked Sendable {
     var welcome = makeLatencyHistogram()
     /// From `host`/`join` sent to `joined`.
     var join = makeLatencyHistogram()
+    /// How late this loop ran tasks due at a fixed time (``LoopLagProbe``), in the steady state.
+    var loopLag = makeLatencyHistogram()
     var seconds: [SecondBucket] = []
 
     var sent = 0
@@ -101,6 +103,7 @@ final class Recorder: @unchecked Sendable {
         connect.add(other.connect)
         welcome.add(other.welcome)
         join.add(other.join)
+        loopLag.add(other.loopLag)
         if seconds.count < other.seconds.count {
             seconds.append(contentsOf: Array(repeating: SecondBucket(), count: other.seconds.count - seconds.count))
         }

@@ -75,6 +75,10 @@ enum SummaryTable {
             }
         }
         if r.mode != "idle" { rows.append(("load test CPU", String(format: "%.1f %% of one core", r.loadtestCpuPct))) }
+        if let lag = r.loadtestLoopLag {
+            rows.append(("load test loop lag p50 / p99 / p99.9 / max (its own share of the tail)",
+                         String(format: "%.2f / %.2f / %.2f / %.2f ms", lag.p50, lag.p99, lag.p999, lag.max)))
+        }
         var out = "sessionhub-loadtest \(r.mode) \(r.url): " + r.parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ") + "\n\n"
         out += "| metric | value |\n|---|---|\n"
         for (k, v) in rows { out += "| \(k) | \(v) |\n" }

@@ -144,6 +144,9 @@ struct RunReport: Codable, Sendable {
     var idle: IdleSummary?
     var server: ServerSummary?
     var loadtestCpuPct: Double
+    /// How late the load generator's event loops ran tasks due every 10 ms in the steady state
+    /// (sessions mode, ``LoopLagProbe``): its own share of the fan-out tail.
+    var loadtestLoopLag: LatencySummary? = nil
     var timeline: [TimelinePoint]
     var notes: [String]
 }

@@ -84,6 +84,9 @@ struct SessionsRun {
         let sampler = o.serverPid.map { ProcessSampler(pid: $0) }
         sampler?.start()
 
+        for (loop, recorder) in zip(loops, recorders) {
+            LoopLagProbe.start(on: loop, recorder: recorder, from: origin + nanos(seconds: o.ramp), until: plan.speakEnd)
+        }
         let slots = (0..<o.sessions).map { SessionSlot(index: $0) }
         log("ramping up \(o.sessions) sessions x \(o.players) players over \(o.ramp) s; speaking \(o.rate) lines/s each until t=\(o.duration) s")
 
@@ -172,7 +175,7 @@ struct SessionsRun {
         if unsettled > 0 { notes.append("\(unsettled) player(s) had not seen their session end when the drain stopped") }
         if merged.lost == 0 && merged.duplicated == 0 { notes.append("every broadcast arrived exactly once, in seq order, on every connection") }
         let loadCPU = (ProcReader.selfCPUSeconds() - cpu0) / (Double(wallEnd - wallStart) / 1e9) * 100
-        return RunReport(
+        var report = RunReport(
             mode: "sessions", startedAt: RunReport.isoNow(), url: o.urls.joined(separator: " "),
             parameters: [
                 "sessions": "\(o.sessions)", "players": "\(o.players)", "duration_s": "\(o.duration)",
@@ -202,6 +205,8 @@ struct SessionsRun {
             loadtestCpuPct: (loadCPU * 10).rounded() / 10,
             timeline: RunReport.timeline(merged.seconds, origin: origin, samples: samples),
             notes: notes)
+        report.loadtestLoopLag = merged.loopLag.totalCount > 0 ? LatencySummary(merged.loopLag) : nil
+        return report
     }
 
     static func steady(_ seconds: [SecondBucket], from: Int, to: Int) -> Double? {
