@@ -25,6 +25,11 @@ public struct EndedSession: Sendable, Equatable {
     public var recasts: [Recast]
     /// Everyone who took part, including those who left early.
     public var participants: [EndedParticipant]
+    /// The words of ``lines`` as the live session split them while recording them, if it did:
+    /// the review of the participants' words (``SessionVocabulary``) takes them instead of
+    /// splitting the transcript again. Derived from ``lines``, so not part of the value's
+    /// equality, and not stored (a session read back splits its lines again).
+    public var words: SessionWords?
 
     /// Whole seconds between start and end.
     public var durationSeconds: Int { Int(max(0, endedAt - startedAt) / 1000) }
@@ -38,7 +43,7 @@ public struct EndedSession: Sendable, Equatable {
     /// Creates the record.
     public init(sessionId: String, scenarioId: String, scenarioTitle: String, targetLanguage: String,
                 multiplayer: Bool, startedAt: Int64, endedAt: Int64, cause: EndCause, goalReached: Bool,
-                lines: [DialogLine], recasts: [Recast], participants: [EndedParticipant]) {
+                lines: [DialogLine], recasts: [Recast], participants: [EndedParticipant], words: SessionWords? = nil) {
         self.sessionId = sessionId
         self.scenarioId = scenarioId
         self.scenarioTitle = scenarioTitle
@@ -51,5 +56,15 @@ public struct EndedSession: Sendable, Equatable {
         self.lines = lines
         self.recasts = recasts
         self.participants = participants
+        self.words = words
+    }
+
+    /// Equal records: every field but ``words``, which only caches the split of ``lines``.
+    public static func == (lhs: EndedSession, rhs: EndedSession) -> Bool {
+        lhs.sessionId == rhs.sessionId && lhs.scenarioId == rhs.scenarioId && lhs.scenarioTitle == rhs.scenarioTitle
+            && lhs.targetLanguage == rhs.targetLanguage && lhs.multiplayer == rhs.multiplayer
+            && lhs.startedAt == rhs.startedAt && lhs.endedAt == rhs.endedAt && lhs.cause == rhs.cause
+            && lhs.goalReached == rhs.goalReached && lhs.lines == rhs.lines && lhs.recasts == rhs.recasts
+            && lhs.participants == rhs.participants
     }
 }

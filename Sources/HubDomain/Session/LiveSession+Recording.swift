@@ -16,13 +16,9 @@ extension LiveSession {
         if let speaker = seats.firstIndex(where: { $0.user.id == line.speakerId }) {
             seats[speaker].linesSpoken += 1
         }
-        // Most lines bring no new word: look each one up once, build a set only for new ones.
-        var newWords: Set<String> = []
-        for word in WordTokenizer.words(in: line.textNative) where !sessionWords.contains(word) {
-            newWords.insert(word)
-        }
+        // Each line is split into words once: the review at the end takes the split too.
+        let newWords = sessionWords.add(line.textNative)
         if !newWords.isEmpty {
-            sessionWords.formUnion(newWords)
             for index in seats.indices {
                 seats[index].meet(newWords)
                 if seats[index].present { statsDirty.insert(seats[index].user.id) }

@@ -42,7 +42,7 @@ public actor LiveSession {
     var lineIndex: [String: Int] = [:]
     var recasts: [Recast] = []
     var recastIndex: [String: Int] = [:]
-    var sessionWords = Set<String>()
+    var sessionWords = SessionWords()
     var statsDirty = Set<String>()
     /// When the live figures last went out (``statsSpacing``); before the first `stats`, when the
     /// session started.
@@ -338,12 +338,12 @@ public actor LiveSession {
             finals.append(figures)
             participants.append(EndedParticipant(userId: seat.user.id, displayName: seat.user.displayName,
                                                  roleName: seat.roleName, figures: figures,
-                                                 newWords: sessionWords.subtracting(seat.knownWords)))
+                                                 newWords: sessionWords.unknown(to: seat.knownWords)))
         }
         let ended = EndedSession(sessionId: id, scenarioId: scenario.id, scenarioTitle: scenario.title,
                                  targetLanguage: scenario.targetLanguage, multiplayer: isShared,
                                  startedAt: startedAt, endedAt: endedAt, cause: cause, goalReached: goalReached,
-                                 lines: lines, recasts: recasts, participants: participants)
+                                 lines: lines, recasts: recasts, participants: participants, words: sessionWords)
         reachEndStage(.savingHistory)
         let results = await ports.history.save(ended)
         guard phase == .ending else { return }

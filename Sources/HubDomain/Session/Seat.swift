@@ -38,13 +38,13 @@ struct Seat: Sendable {
     var isConnected: Bool { present && link != nil }
 
     /// Replaces what the user knew before the session; `sessionWords` are the words spoken so far.
-    mutating func know(_ words: Set<String>, amid sessionWords: Set<String>) {
+    mutating func know(_ words: Set<String>, amid sessionWords: SessionWords) {
         knownWords = words
-        newVocabulary = sessionWords.count - sessionWords.intersection(words).count
+        newVocabulary = sessionWords.count - sessionWords.countKnown(words)
     }
 
     /// Counts `words`, new to the session, that the user did not know.
-    mutating func meet(_ words: Set<String>) {
+    mutating func meet(_ words: [String]) {
         for word in words where !knownWords.contains(word) { newVocabulary += 1 }
     }
 }

@@ -29,31 +29,21 @@ public struct SessionVocabulary: Sendable {
     static let seenQuality = 4
 
     private let session: EndedSession
-    /// The session's distinct words, in order of first occurrence in its lines.
-    private let words: [String]
-    /// Word → its index in ``words``.
-    private let wordIndex: [String: Int]
-    /// Each line's distinct words (indices into ``words``), sorted by word, in transcript order.
-    private let lineWords: [[Int]]
+    /// The session's distinct words and each line's words (numbers into them).
+    private let words: SessionWords
     /// Line id → index of its first line with that id.
     private let lineIndex: [String: Int]
 
-    /// Splits the lines of `session` into words once, for the reviews of all its participants:
-    /// each word is hashed here once, and a participant's review then works on word indices.
+    /// Splits the lines of `session` into words once, for the reviews of all its participants
+    /// (or takes the split the live session made as it recorded them, ``EndedSession/words``):
+    /// each word is hashed once, and a participant's review then works on word numbers.
     public init(_ session: EndedSession) {
         self.session = session
-        var words: [String] = []
-        var wordIndex: [String: Int] = [:]
-        lineWords = session.lines.map { line in
-            Self.orderedWords(in: line.textNative).map { word in
-                if let known = wordIndex[word] { return known }
-                wordIndex[word] = words.count
-                words.append(word)
-                return words.count - 1
-            }
+        if let words = session.words, words.lines.count == session.lines.count {
+            self.words = words
+        } else {
+            self.words = SessionWords(lines: session.lines)
         }
-        self.words = words
-        self.wordIndex = wordIndex
         var index = [String: Int](minimumCapacity: session.lines.count)
         for (offset, line) in session.lines.enumerated() where index[line.id] == nil { index[line.id] = offset }
         lineIndex = index
@@ -103,7 +93,7 @@ public struct SessionVocabulary: Sendable {
         var recastWords: [String] = []
         var recastWordIndex: [String: Int] = [:]
         func index(of word: String) -> Int {
-            if let known = wordIndex[word] ?? recastWordIndex[word] { return known }
+            if let known = words.number(of: word) ?? recastWordIndex[word] { return known }
             recastWordIndex[word] = words.count + recastWords.count
             recastWords.append(word)
             occurrences.grow()
@@ -111,8 +101,8 @@ public struct SessionVocabulary: Sendable {
         }
         var removedByRecast: [String: Set<Int>] = [:]  // line id → words a recast took out
         for recast in session.recasts where recast.speakerId == userId {
-            let original = lineIndex[recast.lineId].map { lineWords[$0] } ?? []
-            let fixed = Self.orderedWords(in: recast.correctedText).map(index(of:))
+            let original = lineIndex[recast.lineId].map { words.lines[$0] } ?? []
+            let fixed = SessionWords.orderedWords(in: recast.correctedText).map(index(of:))
             let originalSet = Set(original), fixedSet = Set(fixed)
             for word in fixed where !originalSet.contains(word) {
                 occurrences.add(word, Self.correctedQuality(accepted: recast.accepted), correction: true)
@@ -122,9 +112,9 @@ public struct SessionVocabulary: Sendable {
         for (offset, line) in session.lines.enumerated() {
             let quality = line.speakerId == userId ? Self.spokenQuality : Self.seenQuality
             if !removedByRecast.isEmpty, let removed = removedByRecast[line.id] {
-                for word in lineWords[offset] where !removed.contains(word) { occurrences.add(word, quality, correction: false) }
+                for word in words.lines[offset] where !removed.contains(word) { occurrences.add(word, quality, correction: false) }
             } else {
-                for word in lineWords[offset] { occurrences.add(word, quality, correction: false) }
+                for word in words.lines[offset] { occurrences.add(word, quality, correction: false) }
             }
         }
         // The bound keeps corrected words first, then spoken ones, then the rest, each in order
@@ -141,13 +131,8 @@ public struct SessionVocabulary: Sendable {
         var result: [String: Int] = [:]
         result.reserveCapacity(min(occurrences.order.count, Self.maxWordsPerSession))
         for (word, quality) in ranked.joined().prefix(Self.maxWordsPerSession) {
-            result[word < words.count ? words[word] : recastWords[word - words.count]] = quality
+            result[word < words.count ? words.words[word] : recastWords[word - words.count]] = quality
         }
         return result
-    }
-
-    /// The distinct words of `text`, sorted (a deterministic order for the bound).
-    static func orderedWords(in text: String) -> [String] {
-        WordTokenizer.words(in: text).sorted()
     }
 }
