@@ -63,7 +63,16 @@ struct WordTokenizerTests {
             let length = Int(next() % 40)
             let text = String((0..<length).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] })
             #expect(WordTokenizer.asciiWords(in: text) == WordTokenizer.characterWords(in: text), "\(text.debugDescription)")
+            #expect(WordTokenizer.sortedWords(in: text) == WordTokenizer.words(in: text).sorted(), "\(text.debugDescription)")
         }
         #expect(WordTokenizer.asciiWords(in: "café") == nil)
+    }
+
+    @Test("Sorted words are the distinct words in order, repeats dropped, in any script")
+    func sortedWords() {
+        #expect(WordTokenizer.sortedWords(in: "b a b c a a") == ["a", "b", "c"])
+        #expect(WordTokenizer.sortedWords(in: "Été été ÉTÉ café") == ["café", "été"])
+        #expect(WordTokenizer.sortedWords(in: "one") == ["one"])
+        #expect(WordTokenizer.sortedWords(in: " ,. ").isEmpty)
     }
 }

@@ -33,14 +33,37 @@ struct WordReviewCacheTests {
         #expect(cache.count == 2)
     }
 
+    @Test("States come back in the words' order: held with a state, held without one, or not held")
+    func statesInOrder() {
+        var cache = WordReviewCache(capacity: 100)
+        let first = cache.states(of: ["un", "deux"], for: Self.ana)
+        #expect(first.states == [nil, nil] && first.unknown == 2 && first.coverage == .partial)
+        cache.record(Self.changes(["un": Self.state(1), "deux": WordReview?.none], for: Self.ana))
+        var found = cache.states(of: ["trois", "deux", "un"], for: Self.ana)
+        #expect(found.states == [nil, .some(nil), .some(Self.state(1))])
+        #expect(found.unknown == 1)
+        #expect(cache.count == 2, "a word held without a state takes room too")
+        // A word held without a state gets one: held once, with its state.
+        cache.record(Self.changes(["deux": Self.state(2)], for: Self.ana))
+        found = cache.states(of: ["deux"], for: Self.ana)
+        #expect(found.states == [.some(Self.state(2))])
+        #expect(cache.count == 2)
+        // Noted twice in one transaction, the later state wins.
+        var twice = WordReviewCache.Changes()
+        twice.note([(key: "un", value: Self.state(3))], for: Self.ana)
+        twice.note([(key: "un", value: Self.state(4))], for: Self.ana)
+        cache.record(twice)
+        #expect(cache.states(of: ["un"], for: Self.ana).states == [.some(Self.state(4))])
+    }
+
     @Test("A learner held whole has no row for a word not held; one too large to read whole stays word by word")
     func coverage() {
         var cache = WordReviewCache(capacity: 64 * 10)
         #expect(cache.wholeSetLimit == 10)
-        var whole = Self.changes(["un": Self.state(1)], for: Self.ana)
-        whole.note(.whole, for: Self.ana)
+        var whole = WordReviewCache.Changes()
+        whole.noteWhole(["un": Self.state(1)], for: Self.ana)
         whole.note(["un": Self.state(1)], for: Self.bob)
-        whole.note(.tooLargeForWhole, for: Self.bob)
+        whole.noteTooLargeForWhole(Self.bob)
         cache.record(whole)
         let ana = cache.lookUp(["un", "deux"], for: Self.ana)
         #expect(ana.known == ["un": Self.state(1)])

@@ -88,6 +88,12 @@ public struct SessionVocabulary: Sendable {
 
     /// The reviewed words of `userId`, word → quality.
     public func reviews(of userId: String) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: reviewList(of: userId).lazy.map { ($0.word, $0.quality) })
+    }
+
+    /// The reviewed words of `userId` with their qualities, each word once: corrected words
+    /// first, then spoken ones, then the rest (the order of the bound).
+    public func reviewList(of userId: String) -> [(word: String, quality: Int)] {
         var occurrences = Occurrences(count: words.count)
         // Words of recasts that no line has, indexed after the session's own.
         var recastWords: [String] = []
@@ -128,11 +134,8 @@ public struct SessionVocabulary: Sendable {
                 ranked[succeeded == Self.spokenQuality ? 1 : 2].append((word, succeeded))
             }
         }
-        var result: [String: Int] = [:]
-        result.reserveCapacity(min(occurrences.order.count, Self.maxWordsPerSession))
-        for (word, quality) in ranked.joined().prefix(Self.maxWordsPerSession) {
-            result[word < words.count ? words.words[word] : recastWords[word - words.count]] = quality
+        return ranked.joined().prefix(Self.maxWordsPerSession).map { word, quality in
+            (word < words.count ? words.words[word] : recastWords[word - words.count], quality)
         }
-        return result
     }
 }

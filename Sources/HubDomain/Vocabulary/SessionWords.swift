@@ -58,6 +58,6 @@ public struct SessionWords: Sendable, Equatable {
 
     /// The distinct words of `text`, sorted (a deterministic order for the review's bound).
     public static func orderedWords(in text: String) -> [String] {
-        WordTokenizer.words(in: text).sorted()
+        WordTokenizer.sortedWords(in: text)
     }
 }

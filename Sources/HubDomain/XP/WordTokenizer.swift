@@ -4,17 +4,37 @@
 public enum WordTokenizer {
     /// The distinct words of `text`.
     public static func words(in text: String) -> Set<String> {
+        Set(wordList(in: text))
+    }
+
+    /// The distinct words of `text`, sorted (no hashing: a line's few words are sorted and
+    /// their repeats dropped).
+    public static func sortedWords(in text: String) -> [String] {
+        var words = wordList(in: text)
+        guard words.count > 1 else { return words }
+        words.sort()
+        var kept = 1
+        for index in 1..<words.count where words[index] != words[kept - 1] {
+            words.swapAt(kept, index)
+            kept += 1
+        }
+        words.removeLast(words.count - kept)
+        return words
+    }
+
+    /// Every word of `text` in order, repeats included.
+    static func wordList(in text: String) -> [String] {
         asciiWords(in: text) ?? characterWords(in: text)
     }
 
-    /// The same words for all-ASCII text, read byte by byte (no grapheme breaking); nil when
+    /// The words of all-ASCII text in order, read byte by byte (no grapheme breaking); nil when
     /// `text` has a byte outside ASCII (or its bytes are not contiguous).
-    static func asciiWords(in text: String) -> Set<String>? {
+    static func asciiWords(in text: String) -> [String]? {
         text.utf8.withContiguousStorageIfAvailable(asciiWords(in:)) ?? nil
     }
 
-    private static func asciiWords(in bytes: UnsafeBufferPointer<UInt8>) -> Set<String>? {
-        var words = Set<String>()
+    private static func asciiWords(in bytes: UnsafeBufferPointer<UInt8>) -> [String]? {
+        var words: [String] = []
         var start = -1  // first byte of the current run, -1 when none
         var word: [UInt8] = []
         func flush(_ end: Int) {
@@ -27,7 +47,7 @@ public enum WordTokenizer {
                 for byte in bytes[start..<last] {
                     word.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
                 }
-                words.insert(String(decoding: word, as: UTF8.self))
+                words.append(String(decoding: word, as: UTF8.self))
             }
             start = -1
         }
@@ -49,13 +69,13 @@ public enum WordTokenizer {
         return words
     }
 
-    /// The words of any text, character by character.
-    static func characterWords(in text: String) -> Set<String> {
-        var words = Set<String>()
+    /// The words of any text in order, character by character.
+    static func characterWords(in text: String) -> [String] {
+        var words: [String] = []
         var current = ""
         func flush() {
             let trimmed = current.trimmingJoiners()
-            if !trimmed.isEmpty { words.insert(trimmed.lowercased()) }
+            if !trimmed.isEmpty { words.append(trimmed.lowercased()) }
             current = ""
         }
         for character in text {

@@ -96,14 +96,24 @@ package enum ProgressRules {
     /// keeps its state (``WordReview/reviewed(quality:at:)``) and is left out; a failure is not.
     package static func reviewed(_ qualities: [String: Int], existing: [String: WordReview],
                                  at time: Int64) -> [String: WordReview] {
-        var updated: [String: WordReview] = [:]
-        for (word, quality) in qualities {
-            guard let stored = existing[word] else {
-                updated[word] = WordReview.first(quality: quality, at: time)
+        let reviews = Array(qualities.lazy.map { (word: $0.key, quality: $0.value) })
+        let updated = reviewed(reviews, existing: reviews.map { existing[$0.word] }, at: time)
+        return Dictionary(uniqueKeysWithValues: updated.lazy.map { ($0.word, $0.state) })
+    }
+
+    /// ``reviewed(_:existing:at:)`` over distinct words in order, each with its stored state at
+    /// the same position of `existing` (nil: none): the states that change, in the words' order.
+    package static func reviewed(_ reviews: [(word: String, quality: Int)], existing: [WordReview?],
+                                 at time: Int64) -> [(word: String, state: WordReview)] {
+        var updated: [(word: String, state: WordReview)] = []
+        updated.reserveCapacity(reviews.count)
+        for ((word, quality), stored) in zip(reviews, existing) {
+            guard let stored else {
+                updated.append((word, WordReview.first(quality: quality, at: time)))
                 continue
             }
             let next = stored.reviewed(quality: quality, at: time)
-            if next != stored { updated[word] = next }
+            if next != stored { updated.append((word, next)) }
         }
         return updated
     }

@@ -139,44 +139,46 @@ extension SQLiteStore: ProgressRepository {
     /// is noted in `changes` for the cache (``WordReviewCache``).
     func reviewWords(_ db: SQLiteConnection, userId: String, language: String, session: EndedSession,
                      vocabulary: SessionVocabulary, changes: inout WordReviewCache.Changes) throws {
-        let qualities = vocabulary.reviews(of: userId)
-        guard !qualities.isEmpty else { return }
+        let reviews = vocabulary.reviewList(of: userId)
+        guard !reviews.isEmpty else { return }
         let key = WordReviewCache.Key(userId: userId, language: language)
-        let (limit, found) = reviewCache.withLock { ($0.wholeSetLimit, $0.lookUp(qualities.keys, for: key)) }
-        var existing = found.known
-        var noted: [String: WordReview?] = [:]
+        let (limit, found) = reviewCache.withLock { ($0.wholeSetLimit, $0.states(of: reviews.lazy.map(\.word), for: key)) }
+        var existing = found.states
         var stored: StoredWordReviews?
-        if !found.unknown.isEmpty {
+        if found.unknown > 0 {
             let learner = try Self.storedWordReviews(db, userId: userId, language: language)[language] ?? StoredWordReviews()
             stored = learner
-            if learner.states.count <= limit {
-                for (word, state) in learner.states { noted[word] = state }
-                changes.note(.whole, for: key)
+            let whole = learner.states.count <= limit
+            if whole {
+                changes.noteWhole(learner.states, for: key)
             } else if found.coverage == .partial {
-                changes.note(.tooLargeForWhole, for: key)
+                changes.noteTooLargeForWhole(key)
             }
-            for word in found.unknown {
-                existing[word] = learner.states[word]
-                noted[word] = .some(learner.states[word])
+            var read: [(key: String, value: WordReview?)] = []
+            for index in existing.indices where existing[index] == nil {
+                let state = learner.states[reviews[index].word]
+                existing[index] = .some(state)
+                if !whole { read.append((reviews[index].word, state)) }
             }
+            changes.note(read, for: key)
         }
-        let updated = ProgressRules.reviewed(qualities, existing: existing, at: session.endedAt)
-        defer { changes.note(noted, for: key) }
+        let updated = ProgressRules.reviewed(reviews, existing: existing.map { $0 ?? nil }, at: session.endedAt)
         guard !updated.isEmpty else { return }
-        for (word, state) in updated { noted[word] = state }
+        changes.note(updated.lazy.map { (key: $0.word, value: Optional($0.state)) }, for: key)
 
         let sets = try stored?.sets ?? db.queryFirst("SELECT COUNT(*) FROM word_review_sets WHERE user_id = ? AND language = ?",
                                                       [.text(userId), .text(language)]) { $0.int(0) } ?? 0
-        var written = updated
+        let value: [UInt8]
         if sets >= WordReviewSet.mostSets {
             // The merge: everything stored and this session's states in one set, the rest deleted.
             var all = try stored?.states ?? Self.storedWordReviews(db, userId: userId, language: language)[language]?.states ?? [:]
-            all.merge(updated) { _, new in new }
-            written = all
+            for (word, state) in updated { all[word] = state }
+            value = WordReviewSet.encode(all.sorted { $0.key < $1.key })
             try db.run("DELETE FROM word_review_sets WHERE user_id = ? AND language = ?", [.text(userId), .text(language)])
             try db.run("DELETE FROM word_reviews WHERE user_id = ? AND language = ?", [.text(userId), .text(language)])
+        } else {
+            value = WordReviewSet.encode(updated.sorted { $0.word < $1.word }.lazy.map { (key: $0.word, value: $0.state) })
         }
-        let value = WordReviewSet.encode(written.sorted { $0.key < $1.key })
         try db.run("INSERT INTO word_review_sets (user_id, language, states) VALUES (?, ?, ?)",
                    [.text(userId), .text(language), .blob(Data(value))])
     }

@@ -46,27 +46,36 @@ struct WordReviewCache {
         case tooLargeForWhole
     }
 
-    /// What one write transaction read and wrote of the learners' word states: a word's state,
-    /// or nil when it has none. Recorded in the cache only once the transaction commits.
+    /// What one write transaction read and wrote of the learners' word states. Recorded in the
+    /// cache only once the transaction commits.
     struct Changes {
-        fileprivate(set) var states: [Key: [String: WordReview?]] = [:]
-        /// Learners whose states the transaction kept whole, or found too many to keep whole.
-        fileprivate(set) var coverage: [Key: Coverage] = [:]
+        /// Per learner, in the order noted: a word's state, or nil when it has none.
+        fileprivate(set) var states: [Key: [(word: String, state: WordReview?)]] = [:]
+        /// Learners whose every state the transaction read, with those states (applied before
+        /// the words noted in ``states``).
+        fileprivate(set) var whole: [Key: [String: WordReview]] = [:]
+        /// Learners whose states the transaction found too many to keep whole.
+        fileprivate(set) var tooLargeForWhole: Set<Key> = []
         /// Words the transaction added to `known_words`, per learner.
         fileprivate(set) var knownWords: [Key: Set<String>] = [:]
 
         /// Whether the transaction noted nothing.
-        var isEmpty: Bool { states.isEmpty && coverage.isEmpty && knownWords.isEmpty }
+        var isEmpty: Bool { states.isEmpty && whole.isEmpty && tooLargeForWhole.isEmpty && knownWords.isEmpty }
 
-        /// Notes `states` of `key` (read or written by the transaction).
-        mutating func note(_ states: [String: WordReview?], for key: Key) {
-            self.states[key, default: [:]].merge(states) { _, new in new }
+        /// Notes `states` of `key` (read or written by the transaction; a later one of a word wins).
+        mutating func note(_ states: some Sequence<(key: String, value: WordReview?)>, for key: Key) {
+            self.states[key, default: []].append(contentsOf: states.lazy.map { (word: $0.key, state: $0.value) })
         }
 
-        /// Notes that the transaction read every state of `key` (noted in ``note(_:for:)``), or
-        /// that it found more than ``WordReviewCache/wholeSetLimit``.
-        mutating func note(_ coverage: Coverage, for key: Key) {
-            self.coverage[key] = coverage
+        /// Notes that the transaction read every state of `key`: `states`, taken by the cache as
+        /// they are (``Coverage/whole``).
+        mutating func noteWhole(_ states: [String: WordReview], for key: Key) {
+            whole[key] = states
+        }
+
+        /// Notes that the transaction found more states of `key` than ``WordReviewCache/wholeSetLimit``.
+        mutating func noteTooLargeForWhole(_ key: Key) {
+            tooLargeForWhole.insert(key)
         }
 
         /// Notes `words` added to the known words of `key` (those known already included).
@@ -77,13 +86,37 @@ struct WordReviewCache {
 
     /// A learner's word states, known words (nil until read whole) and when the cache last used them.
     private struct Entry {
-        var states: [String: WordReview?] = [:]
+        /// The words held that have a state.
+        var states: [String: WordReview] = [:]
+        /// The words held that have none (empty while ``coverage`` is whole: a word not in
+        /// ``states`` has none then).
+        var absent: Set<String> = []
         var coverage = Coverage.partial
         var known: Set<String>?
         var lastUsed: UInt64
 
         /// Room taken, in word states: a known word is a quarter of one (``WordReviewCache/knownWordsPerState``).
-        var size: Int { states.count + ((known?.count ?? 0) + knownWordsPerState - 1) / knownWordsPerState }
+        var size: Int {
+            states.count + absent.count + ((known?.count ?? 0) + knownWordsPerState - 1) / knownWordsPerState
+        }
+
+        /// What the entry says of `word`: its state (`.some(nil)`: none), or nil when not held.
+        func state(of word: String) -> WordReview?? {
+            if let state = states[word] { return .some(state) }
+            return coverage == .whole || absent.contains(word) ? .some(nil) : nil
+        }
+
+        /// Holds `state` of `word` (nil: it has none).
+        mutating func hold(_ state: WordReview?, of word: String) {
+            if let state {
+                states[word] = state
+                if !absent.isEmpty { absent.remove(word) }
+            } else if coverage != .whole {
+                absent.insert(word)
+            } else {
+                states[word] = nil
+            }
+        }
     }
 
     /// The default bound, in word states: about 42 MB once full, the words of some 4,000 learners
@@ -112,35 +145,62 @@ struct WordReviewCache {
         self.capacity = max(0, capacity)
     }
 
-    /// The states the cache knows of `words` for `key` (a word without a state is known too, and
-    /// left out of `known`), the words it does not know, which the caller reads, and how much
-    /// of the learner's states it holds.
+    /// What the cache knows of each of `words` for `key`, in their order: the word's state
+    /// (`.some(nil)`: it has none), or nil when the cache does not know (the caller reads it);
+    /// how many it does not know; and how much of the learner's states it holds. One hash of
+    /// each word.
+    mutating func states(of words: some Sequence<String>, for key: Key)
+        -> (states: [WordReview??], unknown: Int, coverage: Coverage) {
+        guard let entry = entries[key] else {
+            let states = [WordReview??](words.lazy.map { _ in nil })
+            return (states, states.count, .partial)
+        }
+        var unknown = 0
+        let states = words.map { word -> WordReview?? in
+            let state = entry.state(of: word)
+            if state == nil { unknown += 1 }
+            return state
+        }
+        uses += 1
+        entries[key]?.lastUsed = uses
+        return (states, unknown, entry.coverage)
+    }
+
+    /// ``states(of:for:)`` as the words it knows with a state, the words it does not know, and
+    /// the coverage.
     mutating func lookUp(_ words: some Sequence<String>, for key: Key)
         -> (known: [String: WordReview], unknown: [String], coverage: Coverage) {
-        guard var entry = entries[key] else { return ([:], Array(words), .partial) }
+        let words = Array(words)
+        let found = states(of: words, for: key)
         var known: [String: WordReview] = [:], unknown: [String] = []
-        for word in words {
-            switch entry.states[word] {
-            case .none: if entry.coverage != .whole { unknown.append(word) }
+        for (word, state) in zip(words, found.states) {
+            switch state {
+            case .none: unknown.append(word)
             case .some(.none): continue
             case .some(.some(let state)): known[word] = state
             }
         }
-        uses += 1
-        entry.lastUsed = uses
-        entries[key] = entry
-        return (known, unknown, entry.coverage)
+        return (known, unknown, found.coverage)
     }
 
     /// Records what a committed transaction read and wrote. Added known words go only to a
     /// learner whose whole set is held (a set read later comes from the table, with them).
     mutating func record(_ changes: Changes) {
         guard capacity > 0 else { return }
-        for (key, states) in changes.states {
-            update(key) { $0.states.merge(states) { _, new in new } }
+        for (key, states) in changes.whole {
+            update(key) { entry in
+                entry.states = states
+                entry.absent = []
+                entry.coverage = .whole
+            }
         }
-        for (key, coverage) in changes.coverage {
-            update(key) { $0.coverage = coverage }
+        for key in changes.tooLargeForWhole {
+            update(key) { $0.coverage = .tooLargeForWhole }
+        }
+        for (key, states) in changes.states {
+            update(key) { entry in
+                for (word, state) in states { entry.hold(state, of: word) }
+            }
         }
         for (key, words) in changes.knownWords where entries[key]?.known != nil {
             update(key) { $0.known?.formUnion(words) }
