@@ -92,6 +92,7 @@ struct SoloSessionTests {
         let alice = try await h.solo()
         try await alice.say("ñññññññññn\u{301}") // 10 characters: 9 × ñ, then n + combining accent
         #expect(await errorCode { try await alice.say("12345678901") } == .textTooLong)
+        #expect(await errorCode { try await alice.say(String(repeating: "é", count: 11)) } == .textTooLong)
         #expect(await errorCode { try await alice.say("ok", translated: "12345678901") } == .textTooLong)
         #expect(alice.link.lines.count == 1)
     }

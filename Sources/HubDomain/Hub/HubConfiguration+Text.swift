@@ -6,7 +6,8 @@ extension HubConfiguration {
     public func validatedText(_ text: String, field: String, allowEmpty: Bool = false) throws(HubError) -> String {
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty && !allowEmpty { throw HubError(.emptyText, "\(field) must not be empty") }
-        guard trimmed.count <= maxTextLength else {
+        // A character is at least one byte: most texts are judged by their byte count alone.
+        guard trimmed.utf8.count <= maxTextLength || trimmed.count <= maxTextLength else {
             throw HubError(.textTooLong, "\(field) is longer than \(maxTextLength) characters")
         }
         return trimmed
@@ -18,6 +19,6 @@ extension String {
         var characters = Substring(self)
         while let first = characters.first, first.isWhitespace { characters = characters.dropFirst() }
         while let last = characters.last, last.isWhitespace { characters = characters.dropLast() }
-        return String(characters)
+        return characters.startIndex == startIndex && characters.endIndex == endIndex ? self : String(characters)
     }
 }
