@@ -56,8 +56,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// How many word states (SM-2, per learner and word) the store keeps in memory by default, so
-    /// that an ended session's review reads only the words it has not seen: 400,000, about 42 MB
-    /// once full (the words of some 4,000 learners who each met 80; known words count a quarter
+    /// that an ended session's review reads only the words it has not seen: 1,000,000, about 105 MB
+    /// once full (the words of some 10,000 learners who each met 80; known words count a quarter
     /// of a state). Fewer than the active learners' words and the cache keeps dropping learners
     /// before they play again.
     public static let defaultWordReviewCacheCapacity = WordReviewCache.defaultCapacity

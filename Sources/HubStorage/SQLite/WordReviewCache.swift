@@ -119,10 +119,11 @@ struct WordReviewCache {
         }
     }
 
-    /// The default bound, in word states: about 42 MB once full, the words of some 4,000 learners
-    /// who each met 80 and know as many (the load test's 3,000 learners fit; at 250,000 they
-    /// did not, and the cache dropped each learner before they played again).
-    static let defaultCapacity = 400_000
+    /// The default bound, in word states: about 105 MB once full, the words of some 10,000
+    /// learners who each met 80 and know as many. At 400,000 (42 MB) the 6,336 learners of the
+    /// load test at 19,000 deliveries/s did not fit: every ended session and join read its
+    /// learners again, and the hub spent 15 % more per delivery (README, issue 11).
+    static let defaultCapacity = 1_000_000
 
     /// Known words that take the room of one word state: a word in a set is about 27 bytes of
     /// memory, a word's state in a dictionary about 105.
@@ -136,7 +137,7 @@ struct WordReviewCache {
     private(set) var count = 0
 
     /// The most states of one learner in one language that the cache keeps whole
-    /// (``Coverage/whole``): a 64th of the capacity (6,250 by default), so that one learner
+    /// (``Coverage/whole``): a 64th of the capacity (15,625 by default), so that one learner
     /// cannot crowd out the others. A learner past it has all of their states read (and
     /// decoded) again whenever a review meets a word the cache does not hold.
     var wholeSetLimit: Int { capacity / 64 }
