@@ -15,8 +15,14 @@ public struct ClientMessageDecoder: Sendable {
     /// one pass over its bytes; any other goes through Foundation's decoder, which decides every
     /// error.
     public func decode(_ data: Data) -> Result<ClientMessage, ProtocolError> {
-        guard let envelope = PlainEnvelopeScanner.scan(data) else { return decodeWithFoundation(data) }
-        return interpret(envelope, data)
+        data.withUnsafeBytes { decode(bytes: $0) }
+    }
+
+    /// Decodes one message from its UTF-8 bytes, as ``decode(_:)-(Data)`` does. A plain message is
+    /// read where it lies; the bytes are copied only for Foundation's path.
+    public func decode(bytes: UnsafeRawBufferPointer) -> Result<ClientMessage, ProtocolError> {
+        guard let envelope = PlainEnvelopeScanner.scan(bytes) else { return decodeWithFoundation(Data(bytes)) }
+        return interpret(envelope, Data(bytes))
     }
 
     /// Decodes one message with Foundation's `JSONDecoder` only: the reference path, which every
@@ -50,7 +56,8 @@ public struct ClientMessageDecoder: Sendable {
     }
 
     /// The message an envelope makes, or the error of its fields.
-    private func interpret(_ envelope: ClientEnvelope, _ data: Data) -> Result<ClientMessage, ProtocolError> {
+    /// `data` is the message's text, read only for a field whose JSON is passed on as it is.
+    private func interpret(_ envelope: ClientEnvelope, _ data: @autoclosure () -> Data) -> Result<ClientMessage, ProtocolError> {
         let ref = envelope.id?.text
         if let ref, ref.utf8.count > Self.maxIDBytes {
             return .failure(ProtocolError(.invalidField, "id is limited to \(Self.maxIDBytes) bytes"))
@@ -104,7 +111,7 @@ public struct ClientMessageDecoder: Sendable {
             case .profile: request = .profile
             case .updateProfile:
                 _ = try require(envelope.profile, "profile")
-                request = .updateProfile(profile: try Self.object(named: "profile", in: data, ref: ref))
+                request = .updateProfile(profile: try Self.object(named: "profile", in: data(), ref: ref))
             case .history: request = .history(limit: envelope.limit, before: envelope.before)
             case .historySession: request = .historySession(sessionId: try require(envelope.sessionId, "sessionId"))
             }
@@ -116,7 +123,8 @@ public struct ClientMessageDecoder: Sendable {
 
     /// Decodes UTF-8 text.
     public func decode(_ text: String) -> Result<ClientMessage, ProtocolError> {
-        decode(Data(text.utf8))
+        var text = text
+        return text.withUTF8 { decode(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     /// The JSON text of the object field `name` of a message known to have it.

@@ -21,10 +21,13 @@ struct PlainEnvelopeScanner {
 
     /// The fields of `data`, or nil when it is not a plain message.
     static func scan(_ data: Data) -> ClientEnvelope? {
-        data.withUnsafeBytes { raw in
-            var scanner = PlainEnvelopeScanner(raw)
-            return scanner.object()
-        }
+        data.withUnsafeBytes { scan($0) }
+    }
+
+    /// The fields of the message in `bytes`, or nil when it is not a plain message.
+    static func scan(_ bytes: UnsafeRawBufferPointer) -> ClientEnvelope? {
+        var scanner = PlainEnvelopeScanner(bytes)
+        return scanner.object()
     }
 
     // MARK: Grammar

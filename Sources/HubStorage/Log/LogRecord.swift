@@ -35,7 +35,7 @@ package enum LogRecord: Equatable, Sendable {
     ///   bytes (`buffer` is then left as it was).
     package func encode(into buffer: inout [UInt8]) throws {
         let start = buffer.count
-        buffer.append(contentsOf: [UInt8](repeating: 0, count: 8))
+        buffer.append(contentsOf: repeatElement(0, count: 8))  // length and CRC, put below
         switch self {
         case .header(let sessionId, let startedAt, let body):
             buffer.append(1)
@@ -47,13 +47,13 @@ package enum LogRecord: Equatable, Sendable {
             Self.appendString16(sessionId, to: &buffer)
             Self.append(UInt64(bitPattern: Int64(seq)), to: &buffer)
             Self.append(UInt64(bitPattern: timestamp), to: &buffer)
-            let kindBytes = Array(kind.utf8)
-            guard kindBytes.count <= 255 else {
+            let kindCount = kind.utf8.count
+            guard kindCount <= 255 else {
                 buffer.removeSubrange(start...)
                 throw StorageError("journal: event kind over 255 bytes")
             }
-            buffer.append(UInt8(kindBytes.count))
-            buffer.append(contentsOf: kindBytes)
+            buffer.append(UInt8(kindCount))
+            buffer.append(contentsOf: kind.utf8)
             buffer.append(contentsOf: body)
         case .drop(let sessionId):
             buffer.append(3)
@@ -151,10 +151,10 @@ package enum LogRecord: Equatable, Sendable {
     }
 
     private static func appendString16(_ string: String, to buffer: inout [UInt8]) {
-        let bytes = Array(string.utf8.prefix(Int(UInt16.max)))  // session ids are 32 hex digits
-        buffer.append(UInt8(bytes.count & 0xff))
-        buffer.append(UInt8(bytes.count >> 8))
-        buffer.append(contentsOf: bytes)
+        let count = min(string.utf8.count, Int(UInt16.max))  // session ids are 32 hex digits
+        buffer.append(UInt8(count & 0xff))
+        buffer.append(UInt8(count >> 8))
+        buffer.append(contentsOf: string.utf8.prefix(count))
     }
 
     private static func append(_ value: UInt64, to buffer: inout [UInt8]) {

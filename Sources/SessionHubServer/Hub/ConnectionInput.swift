@@ -1,11 +1,12 @@
 import HubDomain
+import NIOCore
 
 /// What a connection's worker processes, in arrival order.
 enum ConnectionInput: Sendable {
     /// The connection opened with a valid token on the upgrade: authenticate as its claims.
     case upgradeAuthenticated(TokenClaims)
-    /// A text message from the client.
-    case text(String)
+    /// A text message from the client: its bytes, valid UTF-8 (the transport checked them).
+    case text(ByteBuffer)
     /// The session joined as membership `generation` let go of this connection.
     case detached(generation: Int, reason: DetachReason)
     /// The time to authenticate ran out.

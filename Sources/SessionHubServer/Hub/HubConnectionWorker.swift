@@ -172,12 +172,12 @@ final class HubConnectionWorker: Sendable {
 
 // MARK: Requests
 
-    private func handle(_ text: String, _ state: inout State) async {
+    private func handle(_ text: ByteBuffer, _ state: inout State) async {
         // Size: refused by the transport from the frame header (close 1009, HubWebSocketRouter).
         let now = runtime.clock.now()
         if state.user != nil, !isUnexpired(&state) { return }
         let message: ClientMessage
-        switch runtime.decoder.decode(text) {
+        switch text.withUnsafeReadableBytes({ runtime.decoder.decode(bytes: $0) }) {
         case .failure(let error):
             runtime.metrics.received(nil)
             if state.user == nil { return close(.policyViolation, "auth_required: send auth first", &state) }

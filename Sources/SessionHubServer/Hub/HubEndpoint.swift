@@ -60,7 +60,7 @@ final class HubEndpoint: WebSocketEndpoint {
     func webSocket(_ socket: WebSocketSocket, didReceive message: WebSocketMessage) {
         switch message {
         case .text(let buffer):
-            if case .open(let worker) = phase { worker.yield(.text(String(buffer: buffer))) }
+            if case .open(let worker) = phase { worker.yield(.text(buffer)) }
         case .binary:
             socket.close(code: .unsupportedData, reason: "binary messages are not supported; send JSON text")
         }
