@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import HubDomain
 import NIOCore
 import NIOPosix
@@ -64,4 +67,13 @@ struct OffTheLoopsTests {
         #expect(after, "and the request comes back to its loop")
         try await group.shutdownGracefully()
     }
+
+    #if os(Linux)
+    @Test func theStorageThreadYieldsTheCoreToTheLoops() async {
+        let policy = await OffTheLoops.run { sched_getscheduler(0) }   // 0: the calling thread
+        let here = sched_getscheduler(0)
+        #expect(policy == OffTheLoops.idlePolicy, "the storage thread runs under SCHED_IDLE")
+        #expect(here != OffTheLoops.idlePolicy, "the test's own thread does not")
+    }
+    #endif
 }
