@@ -239,7 +239,7 @@ struct EndTests {
         try await alice.session.recast(userId: Users.alice.id, lineId: "l1", correctedText: "Quiero un café",
                                        explanation: nil, issueTypes: [.grammar], ref: nil)
         try await bob.session.acceptRecast(userId: Users.bob.id, recastId: "r1", ref: nil)
-        h.clock.advance(1_000)
+        h.clock.advance(LiveSession.statsClockSpacing)
         await h.hub.tick()
         await carol.session.disconnected(userId: Users.carol.id, linkId: carol.link.linkId)
 

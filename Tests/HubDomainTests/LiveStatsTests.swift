@@ -2,7 +2,8 @@ import HubDomain
 import Testing
 
 /// The live `stats` cadence (``LiveSession/statsSpacing``): at most once per spacing, with the
-/// first change after it (one journal write, one delivery for both), else on the clock's tick.
+/// first change after it (one journal write, one delivery for both), else on the clock's tick
+/// once ``LiveSession/statsClockSpacing`` has passed.
 @Suite("Live stats cadence")
 struct LiveStatsTests {
     @Test func dueStatsRideWithTheNextLineInOneJournalWriteAndOneDelivery() async throws {
@@ -29,7 +30,13 @@ struct LiveStatsTests {
         try await alice.say("cuatro")                    // seq 5
         await h.hub.tick()
         #expect(alice.link.seqs == [2, 3, 4, 5])
-        // Once it has passed, the clock sends what no change carried.
+        // Past it, the clock still leaves them to a change until the clock's own spacing.
+        h.clock.advance(1)
+        await h.hub.tick()
+        h.clock.advance(LiveSession.statsClockSpacing - LiveSession.statsSpacing - 1)
+        await h.hub.tick()
+        #expect(alice.link.seqs == [2, 3, 4, 5])
+        // Once that has passed too, the clock sends what no change carried.
         h.clock.advance(1)
         await h.hub.tick()
         #expect(alice.link.seqs == [2, 3, 4, 5, 6])

@@ -126,7 +126,7 @@ struct RecastTests {
         try await Self.recast(carol, types: [.grammar, .vocabulary])
         try await Self.recast(alice, types: [.sentenceStructure, .grammar])
         alice.link.clear()
-        h.clock.advance(1_000)
+        h.clock.advance(LiveSession.statsClockSpacing)
         await h.hub.tick()
         guard case .stats(let figures)? = alice.link.events.last else {
             Issue.record("expected stats, got \(alice.link.events)")

@@ -136,7 +136,7 @@ struct SharedSessionTests {
         for (index, member) in members.enumerated() {
             try await member.say("Frase número \(index)")
         }
-        h.clock.advance(1_000)
+        h.clock.advance(LiveSession.statsClockSpacing)
         await h.hub.tick()
         let last = await members[0].session.currentSeq
         #expect(last == 4 + 4 + 1)

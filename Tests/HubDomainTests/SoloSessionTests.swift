@@ -178,8 +178,8 @@ struct SoloSessionTests {
         let alice = try await h.solo()
         try await alice.say("Uno dos tres")
         alice.link.clear()
-        // Within LiveSession.statsSpacing of the session's start the clock sends nothing yet.
-        h.clock.advance(LiveSession.statsSpacing - 1)
+        // Within LiveSession.statsClockSpacing of the session's start the clock sends nothing yet.
+        h.clock.advance(LiveSession.statsClockSpacing - 1)
         await h.hub.tick()
         #expect(alice.link.events.isEmpty)
         h.clock.advance(1)
@@ -210,7 +210,7 @@ struct SoloSessionTests {
         let alice = try await h.solo()
         try await alice.say("uno")
         try await alice.say("dos")
-        h.clock.advance(1_000)
+        h.clock.advance(LiveSession.statsClockSpacing)
         await h.hub.tick()
         let seqs = h.encoder.envelopes(of: alice.session.id).map(\.seq)
         #expect(seqs == [1, 2, 3, 4])

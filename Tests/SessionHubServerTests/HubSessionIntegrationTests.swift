@@ -286,9 +286,10 @@ struct HubSessionIntegrationTests {
             _ = try #require(await solo.expect("joined"))
             solo.send(["type": "say", "textNative": "Hola hola amigo", "textTranslated": "Hi hi friend"])
             _ = try #require(await solo.expect("line"))
-            // The hub's clock ticks once a second; the changed figures follow as one `stats` broadcast.
+            // The hub's clock ticks once a second and sends figures no change carried once
+            // LiveSession.statsClockSpacing (1.8 s) has passed: they follow as one `stats` broadcast.
             var figures: JSONObject?
-            while let stats = await solo.expect("stats", seconds: 3) {
+            while let stats = await solo.expect("stats", seconds: 5) {
                 figures = stats.objects("participants").first { $0.string("userId") == "liv" }
                 if figures?.object("stats")?.int("linesSpoken") == 1 { break }
             }

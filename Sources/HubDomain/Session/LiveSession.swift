@@ -4,14 +4,22 @@
 ///
 /// Time comes from the injected clock; grace windows advance in ``tick(now:)``, which the hub
 /// calls about once a second (and tests call directly), and so do the live stats that no change
-/// carried (``statsSpacing``).
+/// carried (``statsClockSpacing``).
 public actor LiveSession {
     /// The least time between two live `stats` broadcasts of a session, in ms. The figures that
     /// changed go out with the first `line`, `recast` or `recastAccepted` after that time, in the
-    /// same journal write and the same socket write as that change; when no change comes, the
-    /// session clock's next tick sends them. The clock ticks every 1,000 ms: the spacing is a
-    /// little shorter so that a tick's jitter never makes it skip a second.
+    /// same journal write and the same socket write as that change; when no change comes before
+    /// ``statsClockSpacing``, the session clock's next tick sends them. The clock ticks every
+    /// 1,000 ms: the spacing is a little shorter so that a tick's jitter never makes it skip a
+    /// second.
     public static let statsSpacing: Int64 = 900
+
+    /// The least time between two live `stats` broadcasts when the session clock sends the
+    /// second one, in ms: one clock period more than ``statsSpacing``. Between the two a change
+    /// still carries the figures (one journal write, one socket write per member, where a
+    /// separate `stats` would cost each member a write of its own); only a session in which no
+    /// change comes for that long gets them from the clock.
+    public static let statsClockSpacing: Int64 = statsSpacing + 900
 
     /// Session id (32 hex digits).
     public nonisolated let id: String
@@ -411,16 +419,17 @@ public actor LiveSession {
                 if phase != .live { return }
             }
         }
-        if enqueueStatsIfDue(now: now) { await commit() }
+        if enqueueStatsIfDue(now: now, spacing: Self.statsClockSpacing) { await commit() }
     }
 
     /// Queues a `stats` broadcast of the figures that changed since the last one, if any did and
-    /// the last one went out at least ``statsSpacing`` ago. The caller commits it (with the change
-    /// it follows, if any). Returns whether it queued one.
+    /// the last one went out at least `spacing` ago (``statsSpacing`` behind a change,
+    /// ``statsClockSpacing`` on the clock). The caller commits it (with the change it follows,
+    /// if any). Returns whether it queued one.
     @discardableResult
-    private func enqueueStatsIfDue(now: Int64) -> Bool {
+    private func enqueueStatsIfDue(now: Int64, spacing: Int64 = statsSpacing) -> Bool {
         guard !statsDirty.isEmpty else { return false }
-        guard now - lastStatsAt >= Self.statsSpacing else { return false }
+        guard now - lastStatsAt >= spacing else { return false }
         let changed = seats.indices.filter { statsDirty.contains(seats[$0].user.id) }
             .map { stats(for: seats[$0], endedAt: nil, streak: 1) }
         statsDirty.removeAll()
