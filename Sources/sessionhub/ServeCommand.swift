@@ -160,8 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             do {
                 // One loop: the journal commits on it, where the sessions run (no thread switch).
-                persistence = try .sqlite(path: database, logger: logger,
-                                          commitInterval: configuration.journalCommitInterval ?? journalKind.defaultCommitInterval,
+                persistence = try .sqlite(path: database, logger: logger, commitInterval: configuration.journalCommitInterval,
                                           commitLoop: configuration.threads == 1 ? loops.next() : nil,
                                           appenderLoops: Array(loops.makeIterator()), journal: journalKind,
                                           wordReviewCacheCapacity: configuration.wordReviewCacheCapacity)

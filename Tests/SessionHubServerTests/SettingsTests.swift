@@ -79,22 +79,12 @@ import Testing
     @Test func unitsConvert() async throws {
         let (configuration, _) = try await load(SettingsSources(arguments: [
             "--session-grace-window=2.5", "--websocket-ping-interval", "0.25", "--connection-auth-timeout", "3",
-            "--server-max-connections", "77", "--server-journal-commit-interval", "0.002",
+            "--server-max-connections", "77",
         ]))
-        #expect(configuration.journalCommitInterval == .milliseconds(2))
         #expect(configuration.hub.graceWindowMillis == 2500)
         #expect(configuration.timeouts.pingInterval == .milliseconds(250))
         #expect(configuration.connectionLimits.authTimeoutSeconds == 3)
         #expect(configuration.maxConnections == 77)
-    }
-
-    /// Unset, the journal's commit interval is the journal kind's: none for the log (a commit is
-    /// one `pwrite`), 1 ms for SQLite (a commit is a transaction).
-    @Test func theJournalCommitIntervalDefaultsToTheJournalKinds() async throws {
-        let (configuration, _) = try await load(SettingsSources(arguments: []))
-        #expect(configuration.journalCommitInterval == nil)
-        #expect(JournalKind.log.defaultCommitInterval == .zero)
-        #expect(JournalKind.sqlite.defaultCommitInterval == .milliseconds(1))
     }
 
     @Test func wrongInputIsRefusedWithTheKeyAndTheSource() async throws {

@@ -36,13 +36,6 @@ public struct SettingCodec<Property>: Sendable {
               decode: { .nanoseconds(Int64(($0.asDouble * 1e9).rounded())) })
     }
 
-    /// Seconds (fractions allowed) held in a `TimeAmount?` whose nil means "derived" (see
-    /// ``Setting/derivedDefault``).
-    public static var optionalSeconds: SettingCodec<TimeAmount?> {
-        .init(kind: .seconds, encode: { $0.map { .number(Double($0.nanoseconds) / 1e9) } },
-              decode: { .nanoseconds(Int64(($0.asDouble * 1e9).rounded())) })
-    }
-
     /// Seconds (fractions allowed) held as milliseconds in an `Int64`.
     public static var secondsAsMilliseconds: SettingCodec<Int64> {
         .init(kind: .seconds, encode: { .number(Double($0) / 1000) },

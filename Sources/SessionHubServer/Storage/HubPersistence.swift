@@ -64,7 +64,7 @@ public struct HubPersistence: Sendable {
     /// The SQLite file at `path` (created with its directories and schema when missing): one
     /// ``SQLiteStore`` for history, learners, profiles and progress, and a group-commit journal
     /// beside it, committing at most once per `commitInterval`
-    /// (``HubServerConfiguration/journalCommitInterval``; nil: ``JournalKind/defaultCommitInterval``): the `journal` kind, by default
+    /// (``HubServerConfiguration/journalCommitInterval``): the `journal` kind, by default
     /// ``JournalKind/default`` (the log): with `.log` a ``LogJournal`` in a directory
     /// (``LogJournal/directory(besideStore:)``), with `.sqlite` a ``SQLiteJournal`` in its own file
     /// (``SQLiteJournal/path(besideStore:)``). Open sessions left in the other kind
@@ -78,7 +78,7 @@ public struct HubPersistence: Sendable {
     ///     `commitLoop` and by the SQLite journal.
     ///   - wordReviewCacheCapacity: ``HubServerConfiguration/wordReviewCacheCapacity``.
     public static func sqlite(path: String, logger: Logger,
-                              commitInterval: TimeAmount? = nil,
+                              commitInterval: TimeAmount = HubServerConfiguration(secret: []).journalCommitInterval,
                               commitLoop: (any EventLoop)? = nil, appenderLoops: [any EventLoop] = [],
                               journal kind: JournalKind = .default,
                               wordReviewCacheCapacity: Int = SQLiteStore.defaultWordReviewCacheCapacity) throws -> HubPersistence {
@@ -91,7 +91,7 @@ public struct HubPersistence: Sendable {
         } else {
             runner = DispatchCommitRunner()
         }
-        let interval = Duration.nanoseconds((commitInterval ?? kind.defaultCommitInterval).nanoseconds)
+        let interval = Duration.nanoseconds(commitInterval.nanoseconds)
         let journal: any LocalJournal
         do {
             switch kind {

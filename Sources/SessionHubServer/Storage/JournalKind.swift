@@ -1,5 +1,3 @@
-import NIOCore
-
 /// Which journal a node on SQLite keeps its live sessions in (`serve --journal`,
 /// `SESSIONHUB_JOURNAL`; ``default`` when neither names one).
 public enum JournalKind: String, Sendable, CaseIterable {
@@ -23,19 +21,4 @@ public enum JournalKind: String, Sendable, CaseIterable {
     /// kind changes between restarts, so a node that ran on the old default moves its journal
     /// into the log at its next start.
     public static let `default`: JournalKind = .log
-
-    /// The least time between two commits of this kind of journal when
-    /// ``HubServerConfiguration/journalCommitInterval`` does not say.
-    ///
-    /// The log's commit is one `pwrite`: waiting for more lines saves next to nothing and adds
-    /// the wait to every line (at 19,000 deliveries/s on one core, 0 against 1 ms: fan-out p50
-    /// 0.34 / 0.44 against 1.08 / 1.17 ms, the same CPU per delivery; README, issue 11). The
-    /// SQLite journal's commit is a transaction: 1 ms between them cut the hub's CPU by a tenth
-    /// at 1,500 lines/s (docs/STORAGE.md).
-    public var defaultCommitInterval: TimeAmount {
-        switch self {
-        case .log: .zero
-        case .sqlite: .milliseconds(1)
-        }
-    }
 }
