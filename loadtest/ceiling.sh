@@ -59,9 +59,12 @@ PY
   if [ "$verdict" = over ]; then over=$((over + 1)); else over=0; fi
   [ "$over" -ge 2 ] && break
 done
-python3 - "$OUT" "$BOUND_MS" "$MODE" "$@" <<'PY'
+SETUP="one core"
+[ "${PIN:-1}" = 1 ] || SETUP="unpinned"
+SETUP="$SETUP, $HUB_ARGS"
+python3 - "$OUT" "$BOUND_MS" "$MODE" "$SETUP" "$@" <<'PY'
 import json, os, sys
-out, bound, mode, rates = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4:]
+out, bound, mode, setup, rates = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5:]
 print("| %s offered/s | delivered/s | p99 | hub CPU | µs per delivery | load generator CPU | lost / dup |" % mode)
 print("|---:|---:|---:|---:|---:|---:|---|")
 best, bound_by_loadgen = None, False
@@ -87,7 +90,7 @@ for d in rates:
 if best is None:
     print("\nceiling: below the lowest rate tried")
 else:
-    print("\nceiling (%s, one core, p99 <= %g ms, 0 lost): %.0f deliveries/s%s" % (
-        mode, bound, best, " (a lower bound: the load generator was saturated)" if bound_by_loadgen else ""))
+    print("\nceiling (%s, %s, p99 <= %g ms, 0 lost): %.0f deliveries/s%s" % (
+        mode, setup, bound, best, " (a lower bound: the load generator was saturated)" if bound_by_loadgen else ""))
 PY
 echo "[ceiling] results in $OUT" >&2
