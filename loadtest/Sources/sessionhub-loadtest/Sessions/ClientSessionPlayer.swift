@@ -23,13 +23,15 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
     let plan: SessionsPlan
 
     var flow: SeatFlow
+    let sayClock: SayClock
     /// Runs while the seat is in a session: each session starts it anew.
-    var sayTimer: RepeatedTask?
+    var speaking = false
     private var client: SessionHubClient?
     private var sessionId: String?
 
-    init(index: Int, seat: Int, userId: String, loop: any EventLoop, recorder: Recorder, slot: SessionSlot, plan: SessionsPlan,
-         connectStart: UInt64) {
+    init(index: Int, seat: Int, userId: String, loop: any EventLoop, recorder: Recorder, sayClock: SayClock, slot: SessionSlot,
+         plan: SessionsPlan, connectStart: UInt64) {
+        self.sayClock = sayClock
         self.index = index
         self.seat = seat
         self.userId = userId

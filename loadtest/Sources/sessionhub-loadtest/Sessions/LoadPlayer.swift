@@ -16,8 +16,10 @@ protocol LoadPlayer: AnyObject, Sendable {
 
     /// The seat's flow.
     var flow: SeatFlow { get set }
-    /// The say timer, while it runs.
-    var sayTimer: RepeatedTask? { get set }
+    /// The say timers of this player's loop.
+    var sayClock: SayClock { get }
+    /// The player's say timer runs on ``sayClock``.
+    var speaking: Bool { get set }
 
     /// Opens the connection (called once, off the loop).
     func start(url: WebSocketURL, token: String, deflate: Bool) async
@@ -56,10 +58,9 @@ extension LoadPlayer {
         case .send(let request):
             send(request)
         case .startSpeaking:
-            guard sayTimer == nil, let times = flow.sayTimes() else { return }
-            sayTimer = loop.scheduleRepeatedTask(initialDelay: times.first, delay: times.every) { [self] _ in
-                perform(flow.sayDue(now: monotonicNanos()))
-            }
+            guard !speaking, let times = flow.sayTimes() else { return }
+            speaking = true
+            sayClock.start(self, first: times.first, every: times.every)
         case .stopSpeaking:
             stopSpeaking()
         case .retryLater(let retry, let delay):
@@ -67,10 +68,16 @@ extension LoadPlayer {
         }
     }
 
+    /// The say timer ticked (``SayClock``) at `now`.
+    func sayTick(now: UInt64) {
+        perform(flow.sayDue(now: now))
+    }
+
     /// Cancels the say timer.
     func stopSpeaking() {
-        sayTimer?.cancel()
-        sayTimer = nil
+        guard speaking else { return }
+        speaking = false
+        sayClock.stop(index)
     }
 }
 

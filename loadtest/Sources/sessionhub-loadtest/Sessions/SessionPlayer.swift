@@ -79,15 +79,17 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
     let plan: SessionsPlan
 
     var flow: SeatFlow
+    let sayClock: SayClock
     /// Runs from the seat's first session on: between sessions its ticks find none.
-    var sayTimer: RepeatedTask?
+    var speaking = false
     private var socket: WebSocketSocket?
     private var sessionIdBytes: [UInt8] = []
     private let decoder = ServerMessageDecoder()
     private let leanDecoder = JSONDecoder()
 
-    init(index: Int, seat: Int, userId: String, loop: any EventLoop, recorder: Recorder, slot: SessionSlot, plan: SessionsPlan,
-         connectStart: UInt64) {
+    init(index: Int, seat: Int, userId: String, loop: any EventLoop, recorder: Recorder, sayClock: SayClock, slot: SessionSlot,
+         plan: SessionsPlan, connectStart: UInt64) {
+        self.sayClock = sayClock
         self.index = index
         self.seat = seat
         self.userId = userId

@@ -73,6 +73,7 @@ struct SessionsRun {
         let wallStart = monotonicNanos()
         let origin = monotonicNanos() + 200_000_000
         let recorders = loops.map { _ in Recorder(origin: origin) }
+        let sayClocks = loops.map { SayClock(loop: $0) }
         let plan = SessionsPlan(
             scenarioId: o.scenario, players: o.players, rate: o.rate,
             speakEnd: origin + nanos(seconds: o.duration),
@@ -103,10 +104,10 @@ struct SessionsRun {
                     switch o.player {
                     case .lean:
                         players.append(SessionPlayer(index: n, seat: seat, userId: users[n].id, loop: loops[loopIndex],
-                                                     recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
+                                                     recorder: recorders[loopIndex], sayClock: sayClocks[loopIndex], slot: slot, plan: plan, connectStart: start))
                     case .client:
                         players.append(ClientSessionPlayer(index: n, seat: seat, userId: users[n].id, loop: loops[loopIndex],
-                                                           recorder: recorders[loopIndex], slot: slot, plan: plan, connectStart: start))
+                                                           recorder: recorders[loopIndex], sayClock: sayClocks[loopIndex], slot: slot, plan: plan, connectStart: start))
                     }
                 }
                 slot.set(players)
