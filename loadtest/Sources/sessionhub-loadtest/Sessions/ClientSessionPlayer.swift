@@ -24,7 +24,8 @@ final class ClientSessionPlayer: LoadPlayer, @unchecked Sendable {
 
     var flow: SeatFlow
     let sayClock: SayClock
-    /// Runs while the seat is in a session: each session starts it anew.
+    /// Whether the say timer runs (on ``sayClock``): while the seat is in a session; each session
+    /// starts it anew.
     var speaking = false
     private var client: SessionHubClient?
     private var sessionId: String?

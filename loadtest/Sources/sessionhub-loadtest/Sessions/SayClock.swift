@@ -34,7 +34,7 @@ final class SayClock: @unchecked Sendable {
         self.loop = loop
     }
 
-    /// Ticks `player` (``LoadPlayer/sayTick()``) `first` from now, then every `every`, until
+    /// Ticks `player` (``LoadPlayer/sayTick(now:)``) `first` from now, then every `every`, until
     /// ``stop(_:)``. Starting a player that ticks already restarts it.
     func start(_ player: any LoadPlayer, first: TimeAmount, every: TimeAmount) {
         generations += 1

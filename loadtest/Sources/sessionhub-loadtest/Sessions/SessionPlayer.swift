@@ -80,7 +80,8 @@ final class SessionPlayer: WebSocketEndpoint, LoadPlayer, @unchecked Sendable {
 
     var flow: SeatFlow
     let sayClock: SayClock
-    /// Runs from the seat's first session on: between sessions its ticks find none.
+    /// Whether the say timer runs (on ``sayClock``): from the seat's first session on; between
+    /// sessions its ticks find none.
     var speaking = false
     private var socket: WebSocketSocket?
     private var sessionIdBytes: [UInt8] = []
