@@ -5,6 +5,9 @@
 #
 #   loadtest/cluster-bench.sh                     # 200 sessions x 4 players x 0.5 lines/s = 1,600 deliveries/s, 10 kills
 #   KILLS=20 SECONDS_OF_LOAD=60 ROUNDS=5 loadtest/cluster-bench.sh
+#   PG_TRANSPORT=tcp loadtest/cluster-bench.sh    # PostgreSQL over TCP loopback only (the default,
+#                                                 # unix, reaches it over its Unix socket and adds
+#                                                 # one PostgreSQL node over TCP for comparison)
 #
 # The fan-out configurations take turns for ROUNDS (3) rounds, each on a new store with only the
 # configuration measured running, and the table gives each one's median p50/p99 (with every
@@ -37,7 +40,13 @@ finish() {
 }
 trap finish EXIT
 URL="$(bash "$ROOT/scripts/postgres.sh" start "$WORK/pg")" || { echo "[cluster-bench] PostgreSQL did not start" >&2; exit 1; }
+SOCKET=()
+case "${PG_TRANSPORT:-unix}" in
+  unix) SOCKET=(--postgres-socket-dir "$(cat "$WORK/pg/datadir")") ;;
+  tcp) ;;
+  *) echo "[cluster-bench] PG_TRANSPORT is unix or tcp, not $PG_TRANSPORT" >&2; exit 64 ;;
+esac
 mkdir -p "$HERE/results"
-timeout 2400 "$ROOT/.venv/bin/python" "$HERE/cluster_bench.py" --bin "$HUB_BIN" --loadtest "$LT" --work "$WORK" \
-  --postgres-url "$URL" --postgres-dir "$WORK/pg" --root "$ROOT" --kills "${KILLS:-10}" \
+timeout 3000 "$ROOT/.venv/bin/python" "$HERE/cluster_bench.py" --bin "$HUB_BIN" --loadtest "$LT" --work "$WORK" \
+  --postgres-url "$URL" --postgres-dir "$WORK/pg" "${SOCKET[@]}" --root "$ROOT" --kills "${KILLS:-10}" \
   --seconds "${SECONDS_OF_LOAD:-40}" --rounds "${ROUNDS:-3}" --json "$HERE/results/cluster-bench.json"

@@ -20,6 +20,12 @@ Usage (loadtest/cluster-bench.sh sets everything up):
                    --postgres-dir DIR [--kills 10] [--sessions 200] [--players 4] [--rate 0.5]
                    [--seconds 40] [--rounds 3] [--json FILE]
 
+PostgreSQL is on the same machine; with --postgres-socket-dir (cluster-bench.sh's default) the
+nodes, the journal benchmark and pgbench reach it over its Unix socket, as a node on the
+database's machine would, and one PostgreSQL node is also measured over TCP loopback so the
+transport's share shows. Without it, everything uses TCP loopback (the runs recorded before
+2026-12-07 21:30 UTC did).
+
 Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s), the single SQLite node
 with the default local journal (the log journal since 2026-12-02; the runs recorded before that
 date measured the SQLite journal, which `--journal sqlite` would pick). Every wait is bounded.
@@ -115,21 +121,36 @@ async def wait_http(port, timeout=60):
     raise SystemExit("port %d not ready" % port)
 
 
-def fresh_database(args, name):
-    """A new, empty database on the benchmark's PostgreSQL; returns its URL. Every configuration of
-    every round starts from an empty store, as the SQLite node starts from a new file."""
+def transport_url(args, url, tcp=False):
+    """`url` (TCP loopback, postgres://user@127.0.0.1:PORT/DB) as the benchmark's nodes reach it:
+    over the server's Unix socket when --postgres-socket-dir is given (and `tcp` is not asked),
+    as a node on the database's machine would; else unchanged."""
+    if tcp or not args.postgres_socket_dir:
+        return url
+    head, database = url.rsplit("/", 1)
+    user = head.split("://", 1)[1].split("@", 1)[0]
+    port = head.rsplit(":", 1)[1]
+    return "postgres://%s@:%s/%s?host=%s" % (user, port, database, args.postgres_socket_dir)
+
+
+def fresh_database(args, name, tcp=False):
+    """A new, empty database on the benchmark's PostgreSQL; returns its URL (``transport_url``).
+    Every configuration of every round starts from an empty store, as the SQLite node starts from
+    a new file."""
     done = subprocess.run(["psql", args.postgres_url, "-Atc", "CREATE DATABASE %s" % name],
                           capture_output=True, text=True, timeout=60)
     if done.returncode != 0:
         raise SystemExit("CREATE DATABASE %s: %s" % (name, done.stderr.strip()))
-    return args.postgres_url.rsplit("/", 1)[0] + "/" + name
+    return transport_url(args, args.postgres_url.rsplit("/", 1)[0] + "/" + name, tcp=tcp)
 
 
-async def single_node(args, postgres=False, round_=1):
-    """One node alone, on a new SQLite file or a new PostgreSQL database; the sessions load against it."""
+async def single_node(args, postgres=False, round_=1, tcp=False):
+    """One node alone, on a new SQLite file or a new PostgreSQL database (over TCP loopback when
+    `tcp`, else as ``transport_url`` says); the sessions load against it."""
     port = ct.free_port()
-    label = "single-pg" if postgres else "single"
-    store = (["--database-url", fresh_database(args, "solo_%d" % round_), "--node-id", "solo"] if postgres
+    label = ("single-pg-tcp" if tcp else "single-pg") if postgres else "single"
+    name = ("solo_tcp_%d" if tcp else "solo_%d") % round_
+    store = (["--database-url", fresh_database(args, name, tcp=tcp), "--node-id", "solo"] if postgres
              else ["--database", os.path.join(args.work, "single-%d.sqlite" % round_)])
     log = open(os.path.join(args.work, label + ".log"), "ab")
     proc = subprocess.Popen([args.bin, "serve", "--host", "127.0.0.1", "--port", str(port), "--secret-file", args.secret,
@@ -214,11 +235,13 @@ async def main(args):
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": "%s, %d cores, %s" % (
         platform.node(), os.cpu_count(), platform.platform()), "parameters": vars(args).copy()}
     results["parameters"].pop("secret", None)
+    results["postgresTransport"] = "unix socket" if args.postgres_socket_dir else "tcp loopback"
     lines_per_second = args.sessions * args.players * args.rate
 
     # 1. Journal.
     out = os.path.join(args.work, "journal.json")
-    done = subprocess.run([args.loadtest, "journal", "--database-url", args.postgres_url, "--sessions", str(args.sessions),
+    done = subprocess.run([args.loadtest, "journal", "--database-url", transport_url(args, args.postgres_url),
+                           "--sessions", str(args.sessions),
                            "--rate", str(args.players * args.rate), "--seconds", "15", "--json", out],
                           capture_output=True, text=True, timeout=300)
     print(done.stdout, flush=True)
@@ -231,7 +254,10 @@ async def main(args):
 
     # 2. Fan-out: one node on SQLite, one on PostgreSQL, three on PostgreSQL, taking turns; only
     # the configuration measured runs.
-    names = ("1 node, SQLite", "1 node, PostgreSQL", "3 nodes, PostgreSQL")
+    # Over the Unix socket, one PostgreSQL node over TCP loopback too, for comparison.
+    names = ["1 node, SQLite", "1 node, PostgreSQL", "3 nodes, PostgreSQL"]
+    if args.postgres_socket_dir:
+        names.append("1 node, PostgreSQL, TCP loopback")
     runs = {name: [] for name in names}
     for r in range(1, args.rounds + 1):
         print("fan-out round %d of %d: %d sessions x %d players, %.0f deliveries/s offered ..." % (
@@ -239,6 +265,8 @@ async def main(args):
         runs[names[0]].append(await single_node(args, round_=r))
         runs[names[1]].append(await single_node(args, postgres=True, round_=r))
         runs[names[2]].append(await three_nodes(args, r))
+        if len(names) > 3:
+            runs[names[3]].append(await single_node(args, postgres=True, round_=r, tcp=True))
         for name in names:
             print("  %-22s p99 %.2f ms" % (name, runs[name][-1]["fanout"]["p99"]), flush=True)
     results["fanout"] = {name: fanout_summary(runs[name]) for name in names}
@@ -260,7 +288,8 @@ async def main(args):
         cluster.stop()
 
     print()
-    print("== cluster benchmark, %s, %s" % (results["date"], results["machine"]))
+    print("== cluster benchmark, %s, %s; PostgreSQL over %s" % (results["date"], results["machine"],
+                                                                  results["postgresTransport"]))
     print("journal append (%d sessions, %.0f appends/s offered)   p50        p99" % (args.sessions, lines_per_second))
     for r in results["journal"]:
         print("  %-40s %7.0f µs %7.0f µs" % (r["store"], r["p50"], r["p99"]))
@@ -286,6 +315,8 @@ if __name__ == "__main__":
     parser.add_argument("--work", required=True)
     parser.add_argument("--postgres-url", required=True)
     parser.add_argument("--postgres-dir", required=True)
+    parser.add_argument("--postgres-socket-dir", help="the server's Unix socket directory: the hub, the journal "
+                        "benchmark and pgbench connect through it (one PostgreSQL node over TCP is measured too)")
     parser.add_argument("--root", default=os.path.dirname(HERE))
     parser.add_argument("--kills", type=int, default=10)
     parser.add_argument("--sessions", type=int, default=200)
@@ -300,7 +331,7 @@ if __name__ == "__main__":
     with open(args.secret, "w") as f:
         f.write(os.urandom(24).hex() + "\n")
     try:
-        sys.exit(asyncio.run(asyncio.wait_for(main(args), 1800)))
+        sys.exit(asyncio.run(asyncio.wait_for(main(args), 2700)))
     except asyncio.TimeoutError:
-        print("cluster bench: cut at 30 min", flush=True)
+        print("cluster bench: cut at 45 min", flush=True)
         sys.exit(1)

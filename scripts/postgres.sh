@@ -5,13 +5,15 @@
 #                                               `postgres` user (named in DIR/datadir), start on
 #                                               127.0.0.1:PORT (default: a free port), create database
 #                                               `sessionhub`; prints its URL (also in DIR/url)
+#   bash scripts/postgres.sh socket-url DIR     the same database over the server's Unix socket
+#                                               (postgres://postgres@:PORT/sessionhub?host=SOCKETDIR)
 #   bash scripts/postgres.sh stop DIR           fast shutdown, data removed (nothing left running)
 #   bash scripts/postgres.sh restart DIR        fast restart on the same port (connections drop)
 #   bash scripts/postgres.sh url DIR            prints the URL again
 #
 # Installs `postgresql` when its server binaries are missing (and stops the cluster the package
 # starts by itself). The server runs as the `postgres` system user (initdb refuses root), trust
-# authentication on loopback only, fsync and synchronous_commit on (the defaults: durability is
+# authentication (loopback and the Unix socket only), fsync and synchronous_commit on (the defaults: durability is
 # what the tests check). Every wait is bounded.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,7 +46,7 @@ as_postgres() { runuser -u postgres -- "$@"; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 cmd="${1:-}"; DIR="${2:-}"
-[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,14p' "$0"; exit 64; }
+[ -n "$cmd" ] && [ -n "$DIR" ] || { sed -n '2,16p' "$0"; exit 64; }
 
 case "$cmd" in
   start)
@@ -55,6 +57,8 @@ case "$cmd" in
     # The server's files live where the postgres user can reach them (DIR may sit under a 0700 dir).
     PGDIR="$(as_postgres mktemp -d /tmp/sessionhub-pg.XXXXXX)"
     echo "$PGDIR" >"$DIR/datadir"
+    # The Unix socket lives here too: other users may reach it (the data directory stays 0700).
+    chmod 755 "$PGDIR"
     as_postgres "$BIN/initdb" -D "$PGDIR/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$DIR/initdb.log" 2>&1 \
       || { log "initdb failed:"; tail -5 "$DIR/initdb.log" >&2; exit 1; }
     # max_connections: `swift test` runs the PostgreSQL suites side by side, each test with a
@@ -64,6 +68,7 @@ case "$cmd" in
       -o "-c listen_addresses=127.0.0.1 -p $PORT -k $PGDIR -c max_connections=500 -c fsync=on -c synchronous_commit=on" \
       start >/dev/null || { log "the server did not start:"; tail -5 "$PGDIR/server.log" >&2; exit 1; }
     timeout 20 "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres sessionhub
+    echo "postgres://postgres@:$PORT/sessionhub?host=$PGDIR" >"$DIR/socket-url"
     echo "postgres://postgres@127.0.0.1:$PORT/sessionhub" | tee "$DIR/url"
     ;;
   stop)
@@ -87,6 +92,9 @@ case "$cmd" in
   url)
     cat "$DIR/url"
     ;;
+  socket-url)
+    cat "$DIR/socket-url"
+    ;;
   *)
-    sed -n '2,14p' "$0"; exit 64 ;;
+    sed -n '2,16p' "$0"; exit 64 ;;
 esac
