@@ -12,8 +12,9 @@
 # nothing changed, so a measurement never runs a binary older than the sources.
 LOADTEST_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LOADTEST_ROOT="$(cd "$LOADTEST_DIR/.." && pwd)"
-# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
-export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
+# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift): the
+# variable is given to the builds only, not exported, so the hubs a script starts do not warn
+# that it names no setting.
 
 build_loadtest() {
   # LT_BIN names a load generator already built (another checkout's): nothing is built then.
@@ -25,7 +26,7 @@ build_loadtest() {
   local stamp="$LOADTEST_DIR/.build/root-sources.sha" list
   list="$(cd "$LOADTEST_ROOT" && find Sources Package.swift -name '*.swift' | LC_ALL=C sort | sha256sum | cut -c1-64)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$list" ]; then touch "$LOADTEST_DIR/Package.swift"; fi
-  (cd "$LOADTEST_DIR" && swift build -c release --product sessionhub-loadtest >&2) || return 1
+  (cd "$LOADTEST_DIR" && SESSIONHUB_UNCHECKED_EXCLUSIVITY=1 swift build -c release --product sessionhub-loadtest >&2) || return 1
   mkdir -p "$LOADTEST_DIR/.build" && echo "$list" >"$stamp"
   LT="$LOADTEST_DIR/.build/release/sessionhub-loadtest"
 }
@@ -35,6 +36,6 @@ build_hub() {
     [ -x "$HUB_BIN" ] || { echo "HUB_BIN=$HUB_BIN is not an executable" >&2; return 1; }
     return 0
   fi
-  (cd "$LOADTEST_ROOT" && swift build -c release --product sessionhub --scratch-path "$LOADTEST_DIR/.hub-build" >&2) || return 1
+  (cd "$LOADTEST_ROOT" && SESSIONHUB_UNCHECKED_EXCLUSIVITY=1 swift build -c release --product sessionhub --scratch-path "$LOADTEST_DIR/.hub-build" >&2) || return 1
   HUB_BIN="$LOADTEST_DIR/.hub-build/release/sessionhub"
 }

@@ -22,8 +22,6 @@
 # Traffic goes to 127.0.0.1 only; every load run is bounded in count and time; servers started here
 # are stopped by their process group id.
 set -euo pipefail
-# The hub's own release build skips the codec's dynamic exclusivity checks (Package.swift).
-export SESSIONHUB_UNCHECKED_EXCLUSIVITY=1
 HERE="$(cd "$(dirname "$0")" && pwd)"
 MAIN="$(cd "$HERE/.." && pwd)"
 : "${ROOMS:=100}" "${MEMBERS:=5}" "${RATE:=10}" "${DURATION:=20}" "${SIZE:=100}"

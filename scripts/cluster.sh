@@ -40,7 +40,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-URL="$(bash scripts/postgres.sh start "$WORK/pg")"
+bash scripts/postgres.sh start "$WORK/pg" >/dev/null
+# The nodes run beside the database: they reach it over its Unix socket (docs/CLUSTER.md).
+URL="$(bash scripts/postgres.sh socket-url "$WORK/pg")"
 head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$WORK/secret"
 declare -A PORT
 for n in n1 n2 n3; do

@@ -49,8 +49,8 @@ step "swift test"
 # every thread of the test process once took 7 minutes, during which every test timed out.
 SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,interactive=no,threads=crashed,symbolicate=fast}" swift test --skip-build
 leftovers "swift test"
-step "hub wire-protocol suite on PostgreSQL"
-SERVE_ARGS="--database-url $SESSIONHUB_TEST_POSTGRES_URL --node-id ci" SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" \
+step "hub wire-protocol suite on PostgreSQL (over its Unix socket; the Swift suites above use TCP)"
+SERVE_ARGS="--database-url $(bash scripts/postgres.sh socket-url "$PG_DIR") --node-id ci" SESSIONHUB_BIN="$PWD/.build/debug/sessionhub" \
   bash scripts/hub-interop.sh
 leftovers "hub-interop on PostgreSQL"
 stop_postgres
