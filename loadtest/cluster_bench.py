@@ -24,7 +24,7 @@ PostgreSQL is on the same machine; with --postgres-socket-dir (cluster-bench.sh'
 nodes, the journal benchmark and pgbench reach it over its Unix socket, as a node on the
 database's machine would, and one PostgreSQL node is also measured over TCP loopback so the
 transport's share shows. Without it, everything uses TCP loopback (the runs recorded before
-2026-12-07 21:30 UTC did).
+2026-12-07 21:15 UTC did).
 
 Nodes run with the product's defaults (heartbeat 0.5 s, liveness timeout 5 s), the single SQLite node
 with the default local journal (the log journal since 2026-12-02; the runs recorded before that
