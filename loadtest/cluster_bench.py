@@ -81,6 +81,7 @@ def pgbench_floor(args, rate, seconds=15):
                            "-l", "--log-prefix", prefix, url], capture_output=True, text=True, timeout=seconds + 60)
     if done.returncode != 0:
         raise SystemExit("pgbench: %s" % done.stderr.strip()[-500:])
+    drop_database(args, "pgbench_floor")
     latencies = []
     for name in glob.glob(prefix + ".*"):
         with open(name) as f:
@@ -144,6 +145,16 @@ def fresh_database(args, name, tcp=False):
     return transport_url(args, args.postgres_url.rsplit("/", 1)[0] + "/" + name, tcp=tcp)
 
 
+def drop_database(args, name):
+    """Drops a configuration's database once its nodes have stopped, so that every round runs on
+    a server holding the same few databases: each one left behind adds its files to every
+    checkpoint and its tables to autovacuum's rounds for the rest of the benchmark."""
+    done = subprocess.run(["psql", args.postgres_url, "-Atc", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name],
+                          capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        print("  (DROP DATABASE %s: %s)" % (name, done.stderr.strip()), flush=True)
+
+
 async def single_node(args, postgres=False, round_=1, tcp=False):
     """One node alone, on a new SQLite file or a new PostgreSQL database (over TCP loopback when
     `tcp`, else as ``transport_url`` says); the sessions load against it."""
@@ -162,6 +173,8 @@ async def single_node(args, postgres=False, round_=1, tcp=False):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+        if postgres:
+            drop_database(args, name)
 
 
 def fanout_summary(reports):
@@ -186,13 +199,15 @@ def new_cluster(args, database_url):
 
 async def three_nodes(args, round_):
     """Three nodes on a new database; the sessions load spread over them; then they stop."""
-    cluster = new_cluster(args, fresh_database(args, "cluster_%d" % round_))
+    name = "cluster_%d" % round_
+    cluster = new_cluster(args, fresh_database(args, name))
     try:
         await cluster.start()
         urls = ["ws://127.0.0.1:%d/ws" % cluster.ports[n] for n in sorted(cluster.ports)]
         return loadtest_sessions(args, urls, "cluster", os.path.join(args.work, "cluster-%d.json" % round_))
     finally:
         cluster.stop()
+        drop_database(args, name)
 
 
 async def failover_round(cluster, r):
@@ -286,6 +301,7 @@ async def main(args):
                                "p99": quantile(times, 0.99), "max": max(times), "rounds": rounds}
     finally:
         cluster.stop()
+        drop_database(args, "failover")
 
     print()
     print("== cluster benchmark, %s, %s; PostgreSQL over %s" % (results["date"], results["machine"],

@@ -14,7 +14,8 @@ Variants:
   sqlite         one node on a new SQLite file (the benchmark's reference)
   pg             one node on a new PostgreSQL database (over the Unix socket with --socket-dir)
   pg-tcp         the same over TCP loopback
-  pg-sync-off    `pg` with the server's synchronous_commit off (ALTER SYSTEM; set back after)
+  pg-sync-off    `pg` with synchronous_commit off for the nodes' sessions (ALTER ROLE; reset after)
+  three-sync-off `three` the same way
   three          three nodes on a new PostgreSQL database
   three-notrim   `three` with the nodes' heap trim off (SESSIONHUB_SERVER_HEAP_TRIM_INTERVAL=0)
 
@@ -32,12 +33,22 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_bench as cb  # noqa: E402
 
-VARIANTS = ("sqlite", "pg", "pg-tcp", "pg-sync-off", "three", "three-notrim")
+VARIANTS = ("sqlite", "pg", "pg-tcp", "pg-sync-off", "three", "three-sync-off", "three-notrim")
 
 
 def set_synchronous_commit(url, value):
-    for sql in ("ALTER SYSTEM SET synchronous_commit = %s" % value, "SELECT pg_reload_conf()"):
-        subprocess.run(["psql", url, "-Atc", sql], check=True, capture_output=True, timeout=60)
+    """synchronous_commit for every new session of the role in `url` (the nodes'), or the server's
+    again with value None. Not ALTER SYSTEM: scripts/postgres.sh gives the setting on the
+    server's command line, which outranks the configuration files, so ALTER SYSTEM changed
+    nothing there. A role's setting outranks both. Checked on a new session."""
+    role = url.split("://", 1)[1].split("@", 1)[0]
+    sql = ("ALTER ROLE %s RESET synchronous_commit" % role if value is None
+           else "ALTER ROLE %s SET synchronous_commit = %s" % (role, value))
+    subprocess.run(["psql", url, "-Atc", sql], check=True, capture_output=True, timeout=60)
+    shown = subprocess.run(["psql", url, "-Atc", "SHOW synchronous_commit"], check=True, capture_output=True,
+                           text=True, timeout=60).stdout.strip()
+    if value is not None and shown != value:
+        raise SystemExit("synchronous_commit is %s, not %s" % (shown, value))
 
 
 async def run(args, variant, round_):
@@ -49,12 +60,14 @@ async def run(args, variant, round_):
         return await cb.single_node(args, round_=round_)
     if variant in ("three", "three-notrim"):
         return await cb.three_nodes(args, round_)
-    if variant == "pg-sync-off":
+    if variant in ("pg-sync-off", "three-sync-off"):
         set_synchronous_commit(args.postgres_url, "off")
         try:
+            if variant == "three-sync-off":
+                return await cb.three_nodes(args, round_)
             return await cb.single_node(args, postgres=True, round_=round_)
         finally:
-            set_synchronous_commit(args.postgres_url, "on")
+            set_synchronous_commit(args.postgres_url, None)
     return await cb.single_node(args, postgres=True, round_=round_, tcp=variant == "pg-tcp")
 
 

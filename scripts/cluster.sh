@@ -41,14 +41,15 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 bash scripts/postgres.sh start "$WORK/pg" >/dev/null
-# The nodes run beside the database: they reach it over its Unix socket (docs/CLUSTER.md).
+# The nodes run beside the database: they reach it over its Unix socket, and each keeps one
+# journal commit in flight, as nodes sharing a database with peers should (docs/CLUSTER.md).
 URL="$(bash scripts/postgres.sh socket-url "$WORK/pg")"
 head -c 32 /dev/urandom | base64 | tr -d '\n=' >"$WORK/secret"
 declare -A PORT
 for n in n1 n2 n3; do
   PORT[$n]=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   "$BIN" serve --port "${PORT[$n]}" --database-url "$URL" --node-id "$n" --secret-file "$WORK/secret" \
-    --public-url "ws://127.0.0.1:$FRONT/node/$n/ws" >"$WORK/$n.log" 2>&1 &
+    --cluster-journal-commits-in-flight 1 --public-url "ws://127.0.0.1:$FRONT/node/$n/ws" >"$WORK/$n.log" 2>&1 &
   PIDS+=($!)
 done
 for n in n1 n2 n3; do

@@ -49,27 +49,29 @@ public final class PostgresJournal: RecoverableJournal {
     private let committerExecutor: (any TaskExecutor)?
 
     /// How many journal commits may be in flight at once unless told otherwise: enough that an
-    /// append rarely waits for someone else's commit; each has a connection of its own
-    /// (``PostgresPool/journalConnections``).
+    /// append of a node alone on its database rarely waits for someone else's commit; each has a
+    /// connection of its own (``PostgresPool/journalConnections``). Nodes that share a database
+    /// with peers do better with one each: their commits queue at the database's one WAL flush.
     public static let defaultCommitsInFlight = 4
 
     /// A journal for node `nodeId` on `pool`.
     /// - Parameters:
     ///   - decoder: reads back entries stored as their broadcast's wire text
     ///     (``HubDomain/JournalEntry/text``, ``JournalBody``); without one, such rows cannot be read.
-    ///   - commitsInFlight: the most commits in flight at once (at least 1).
+    ///   - commitsInFlight: the most commits in flight at once (at least 1; nil: one per
+    ///     connection of the pool's journal, ``PostgresPool/journalConnections``).
     ///   - committerExecutor: where the committers run (nil: the global concurrent executor).
     ///     The event loop of the journal's connections and of the sessions that append spares
     ///     every commit its thread switches: the insert is written, its answer read, and the
     ///     appenders resumed on one thread.
     public init(pool: PostgresPool, nodeId: String, decoder: (any SessionEventDecoder)? = nil,
-                commitsInFlight: Int = PostgresJournal.defaultCommitsInFlight,
+                commitsInFlight: Int? = nil,
                 committerExecutor: (any TaskExecutor)? = nil) {
         self.pool = pool
         self.nodeId = nodeId
         self.decoder = decoder
         self.committerExecutor = committerExecutor
-        self.queue = Mutex(JournalCommitQueue(maxInFlight: max(1, commitsInFlight)))
+        self.queue = Mutex(JournalCommitQueue(maxInFlight: max(1, commitsInFlight ?? pool.journalConnections)))
     }
 
     /// Transactions committed so far (one per batch), for tests and metrics.

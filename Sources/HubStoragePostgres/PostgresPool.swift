@@ -26,8 +26,8 @@ public final class PostgresPool: Sendable {
     /// The most connections of the general pool.
     public static let generalConnections = 16
     /// The connections kept open for the journal's commits: one per commit in flight
-    /// (``PostgresJournal/defaultCommitsInFlight``).
-    public static let journalConnections = PostgresJournal.defaultCommitsInFlight
+    /// (``PostgresJournal``'s committers; by default ``PostgresJournal/defaultCommitsInFlight``).
+    public let journalConnections: Int
 
     /// Settings of the journal's connections, sent when each connects (PostgreSQL 12 or later;
     /// behind PgBouncer, see ``startupParameters``).
@@ -84,22 +84,26 @@ public final class PostgresPool: Sendable {
         "\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)"
     }
 
-    private init(url: PostgresURL, client: PostgresClient, journalClient: PostgresClient, logger: Logger,
-                 runner: Task<Void, Never>) {
+    private init(url: PostgresURL, client: PostgresClient, journalClient: PostgresClient, journalConnections: Int,
+                 logger: Logger, runner: Task<Void, Never>) {
         self.url = url
         self.client = client
         self.journalClient = journalClient
+        self.journalConnections = journalConnections
         self.logger = logger
         self.runner = Mutex(runner)
     }
 
     /// Connects, checks the server answers within `timeout`, and migrates the schema.
+    /// - Parameter journalConnections: connections kept open for the journal's commits, one per
+    ///   commit in flight (at least 1).
     /// - Parameter eventLoopGroup: where the pool's connections run (each on one loop of the
     ///   group, picked when it connects). The hub passes its own loops, so the database's I/O
     ///   needs no threads of its own; the group must outlive the pool (call ``shutdown()``
     ///   before shutting the group down).
     /// - Throws: ``StorageError`` naming the URL (without its password) and what failed.
     public static func open(_ url: PostgresURL, eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+                            journalConnections: Int = PostgresJournal.defaultCommitsInFlight,
                             logger: Logger, timeout: Duration = .seconds(10)) async throws -> PostgresPool {
         // One direct connection first: a refused connection, a wrong user or a missing database
         // is reported as such at once (the pool would keep retrying in the background).
@@ -118,6 +122,7 @@ public final class PostgresPool: Sendable {
         // No keep-alive queries: the server's TCP keepalives instead (``keepaliveIdle``).
         configuration.options.keepAliveBehavior = nil
         var journal = configuration
+        let journalConnections = max(1, journalConnections)
         journal.options.minimumConnections = journalConnections
         journal.options.maximumConnections = journalConnections
         journal.options.additionalStartupParameters = journalStartupParameters
@@ -129,7 +134,8 @@ public final class PostgresPool: Sendable {
                 group.addTask { await journalClient.run() }
             }
         }
-        let database = PostgresPool(url: url, client: client, journalClient: journalClient, logger: logger, runner: runner)
+        let database = PostgresPool(url: url, client: client, journalClient: journalClient,
+                                    journalConnections: journalConnections, logger: logger, runner: runner)
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

@@ -11,6 +11,8 @@ extension HubPersistence {
     /// A node of a cluster on the PostgreSQL database at `url` (schema migrated on open): the
     /// journal (group commit, fenced by ownership), history, learners, profiles and progress,
     /// and the node registry and session directory. A lone node on PostgreSQL is a cluster of one.
+    /// - Parameter commitsInFlight: the most journal commits in flight at once
+    ///   (``SessionHubServer/ClusterSettings/journalCommitsInFlight``).
     /// - Parameter eventLoopGroup: where the database connections run: the hub's own loops (see
     ///   ``HubServer/init(configuration:clock:persistence:eventLoopGroup:logger:)``), so the
     ///   database's I/O needs no threads of its own.
@@ -18,8 +20,10 @@ extension HubPersistence {
     ///   database cannot be reached or migrated.
     public static func postgres(url: PostgresURL, node: NodeLocation, internalURL: String,
                                 eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+                                commitsInFlight: Int = PostgresJournal.defaultCommitsInFlight,
                                 logger: Logger) async throws -> HubPersistence {
-        let pool = try await PostgresPool.open(url, eventLoopGroup: eventLoopGroup, logger: logger)
+        let pool = try await PostgresPool.open(url, eventLoopGroup: eventLoopGroup, journalConnections: commitsInFlight,
+                                               logger: logger)
         // The committers run on a loop of the hub's own (the journal's connections and the
         // sessions are on them too): with one loop, a commit needs no thread switch at all.
         let journal = PostgresJournal(pool: pool, nodeId: node.nodeId, decoder: BroadcastDecoder(),

@@ -150,7 +150,9 @@ struct ServeCommand: AsyncParsableCommand {
             do {
                 persistence = try await Self.postgres(text, node: try nodeLocation(environment),
                                                       internalURL: internalURL ?? environment["SESSIONHUB_INTERNAL_URL"]
-                                                          ?? "http://\(host):\(port)", eventLoopGroup: loops, logger: logger)
+                                                          ?? "http://\(host):\(port)",
+                                                      commitsInFlight: configuration.cluster.journalCommitsInFlight,
+                                                      eventLoopGroup: loops, logger: logger)
             } catch {
                 try? await loops.shutdownGracefully()
                 throw error
@@ -230,12 +232,13 @@ extension ServeCommand {
     }
 
     /// Opens the PostgreSQL persistence, or stops the start with one line naming the URL.
-    static func postgres(_ text: String, node: NodeLocation, internalURL: String,
+    static func postgres(_ text: String, node: NodeLocation, internalURL: String, commitsInFlight: Int,
                          eventLoopGroup: any EventLoopGroup, logger: Logger) async throws -> HubPersistence {
         do {
             let url = try PostgresURL(text)
             let persistence = try await HubPersistence.postgres(url: url, node: node, internalURL: internalURL,
-                                                                eventLoopGroup: eventLoopGroup, logger: logger)
+                                                                eventLoopGroup: eventLoopGroup, commitsInFlight: commitsInFlight,
+                                                                logger: logger)
             logger.info("storage", metadata: ["database": "\(url)", "node": "\(node.nodeId)", "publicURL": "\(node.publicURL)"])
             return persistence
         } catch {

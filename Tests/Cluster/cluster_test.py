@@ -97,7 +97,10 @@ class Cluster:
             [self.bin, "serve", "--host", "127.0.0.1", "--port", str(self.ports[node]), "--database-url", self.db,
              "--node-id", node, "--public-url", self.public_url(node), "--secret-file", self.secret,
              "--cluster-heartbeat-interval", str(HEARTBEAT), "--cluster-liveness-timeout", str(LIVENESS),
-             "--session-grace-window", "60", "--threads", "1", "--log-format", "json"] + self.extra_args,
+             "--session-grace-window", "60", "--threads", "1", "--log-format", "json",
+             # One journal commit in flight per node, as docs/CLUSTER.md advises for nodes that
+             # share a database (the cluster benchmark's three nodes run with it too).
+             "--cluster-journal-commits-in-flight", "1"] + self.extra_args,
             stdout=log, stderr=log, stdin=subprocess.DEVNULL)
 
     def start_haproxy(self):

@@ -167,7 +167,7 @@ struct PostgresJournalTests {
                 let count = Atomic<Int>(0)
             }
             let leased = Leased()
-            let connections = PostgresPool.journalConnections
+            let connections = pool.journalConnections
             var custom: Int64 = 0, generic: Int64 = 0, prepared = 0
             try await withThrowingTaskGroup(of: (Int64, Int64, Int).self) { group in
                 for _ in 0..<connections {

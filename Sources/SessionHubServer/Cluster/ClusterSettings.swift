@@ -10,6 +10,11 @@ public struct ClusterSettings: Sendable, Equatable {
     public var livenessTimeout: TimeAmount = .seconds(5)
     /// Sessions claimed per database round trip when adopting a dead node's sessions.
     public var claimBatchSize = 50
+    /// The most journal commits one node keeps in flight at once on PostgreSQL, each on a
+    /// connection of its own. Every node's commits share the database's one WAL flush: a node
+    /// alone commits sooner with several in flight, while nodes that share a database with peers
+    /// wait less in its flush queue with one each (docs/CLUSTER.md, "Tuning").
+    public var journalCommitsInFlight = 4
 
     /// The defaults.
     public init() {}

@@ -52,6 +52,9 @@ public enum SettingsCatalog {
         Setting("cluster.claimBatchSize", \.cluster.claimBatchSize, .integer, unit: "sessions", range: 1...10_000,
                 summary: "Sessions a node claims per database round trip when adopting those of a dead peer.",
                 onBreach: "—"),
+        Setting("cluster.journalCommitsInFlight", \.cluster.journalCommitsInFlight, .integer, unit: "commits", range: 1...64,
+                summary: "Journal commits one node keeps in flight on PostgreSQL, each on a connection of its own; lines arriving meanwhile wait and share the next commit (1 suits nodes that share a database with peers: docs/CLUSTER.md).",
+                onBreach: "—"),
     ]
 
     static let http: [Setting] = [

@@ -34,7 +34,7 @@ final class LoopLagProbe: @unchecked Sendable {
         guard due <= until else { return }
         loop.scheduleTask(deadline: deadline(atNanos: due)) { [self] in
             let now = monotonicNanos()
-            if due >= from { recorder.loopLag.record(max(1, min((now > due ? now - due : 0) / 1000, histogramCeilingMicros))) }
+            if due >= from { recorder.loopLag(micros: (now > due ? now - due : 0) / 1000, now: now) }
             schedule(at: now + Self.interval)
         }
     }

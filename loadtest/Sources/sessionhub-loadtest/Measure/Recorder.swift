@@ -12,12 +12,15 @@ struct SecondBucket: Sendable {
     var deliveries = 0
     var sends = 0
     var maxMicros: UInt64 = 0
+    /// The latest the load generator's own loop ran a probe task due in this second (µs).
+    var maxLoopLagMicros: UInt64 = 0
     var latency = makeLatencyHistogram(digits: .two)
 
     mutating func merge(_ other: SecondBucket) {
         deliveries += other.deliveries
         sends += other.sends
         maxMicros = max(maxMicros, other.maxMicros)
+        maxLoopLagMicros = max(maxLoopLagMicros, other.maxLoopLagMicros)
         latency.add(other.latency)
     }
 }
@@ -81,6 +84,12 @@ final class Recorder: @unchecked Sendable {
             seconds[i].latency.record(max(micros, 1))
             if micros > seconds[i].maxMicros { seconds[i].maxMicros = micros }
         }
+    }
+
+    /// A loop-lag probe that ran `micros` late at `now` (``LoopLagProbe``).
+    func loopLag(micros: UInt64, now: UInt64) {
+        loopLag.record(max(1, min(micros, histogramCeilingMicros)))
+        if let i = bucketIndex(now), micros > seconds[i].maxLoopLagMicros { seconds[i].maxLoopLagMicros = micros }
     }
 
     /// One message sent at `now`.

@@ -40,6 +40,8 @@ struct TimelinePoint: Codable, Sendable {
     var sends: Int
     var p99Ms: Double
     var maxMs: Double
+    /// The load generator's own worst loop lag in this second (steady state only; ``LoopLagProbe``).
+    var loopLagMs: Double?
     var serverCpuPct: Double?
     var serverRssMiB: Double?
     var otherCpuPct: Double?
@@ -147,6 +149,9 @@ struct RunReport: Codable, Sendable {
     /// How late the load generator's event loops ran tasks due every 10 ms in the steady state
     /// (sessions mode, ``LoopLagProbe``): its own share of the fan-out tail.
     var loadtestLoopLag: LatencySummary? = nil
+    /// The wall-clock time (Unix seconds) where the timeline's second 0 starts (sessions mode), to
+    /// line its seconds up with other records of the run: server logs, `vmstat`, `perf`.
+    var timelineOriginUnix: Double? = nil
     var timeline: [TimelinePoint]
     var notes: [String]
 }
@@ -169,6 +174,7 @@ extension RunReport {
             var point = TimelinePoint(second: i, deliveries: bucket.deliveries, sends: bucket.sends,
                                       p99Ms: bucket.latency.totalCount > 0 ? Double(bucket.latency.valueAtPercentile(99)) / 1000 : 0,
                                       maxMs: Double(bucket.maxMicros) / 1000)
+            if bucket.maxLoopLagMicros > 0 { point.loopLagMs = Double(bucket.maxLoopLagMicros) / 1000 }
             // Server CPU over this second, from the two samples around it.
             let start = origin + UInt64(i) * 1_000_000_000
             let end = start + 1_000_000_000

@@ -207,6 +207,8 @@ struct SessionsRun {
             timeline: RunReport.timeline(merged.seconds, origin: origin, samples: samples),
             notes: notes)
         report.loadtestLoopLag = merged.loopLag.totalCount > 0 ? LatencySummary(merged.loopLag) : nil
+        let sinceOrigin = Double(Int64(bitPattern: monotonicNanos() &- origin)) / 1e9
+        report.timelineOriginUnix = ((Date().timeIntervalSince1970 - sinceOrigin) * 1000).rounded() / 1000
         return report
     }
 
