@@ -13,7 +13,7 @@ public struct ClusterSettings: Sendable, Equatable {
     /// The most journal commits one node keeps in flight at once on PostgreSQL, each on a
     /// connection of its own. Every node's commits share the database's one WAL flush: a node
     /// alone commits sooner with several in flight, while nodes that share a database with peers
-    /// wait less in its flush queue with one each (docs/CLUSTER.md, "Tuning").
+    /// wait less in its flush queue with one each (docs/CLUSTER.md, "Settings").
     public var journalCommitsInFlight = 4
 
     /// The defaults.
