@@ -40,6 +40,9 @@ finish() {
 }
 trap finish EXIT
 URL="$(bash "$ROOT/scripts/postgres.sh" start "$WORK/pg")" || { echo "[cluster-bench] PostgreSQL did not start" >&2; exit 1; }
+# WAL segments ready for reuse, as on a server that has run a while: a new server creates each
+# segment (16 MB of zeros, synced) while commits wait (scripts/postgres.sh, warm-wal).
+bash "$ROOT/scripts/postgres.sh" warm-wal "$WORK/pg" || { echo "[cluster-bench] warming PostgreSQL's WAL failed" >&2; exit 1; }
 SOCKET=()
 case "${PG_TRANSPORT:-unix}" in
   unix) SOCKET=(--postgres-socket-dir "$(cat "$WORK/pg/datadir")") ;;

@@ -21,7 +21,8 @@ Variants:
 
 Python: the repository's .venv (websockets; `loadtest/cluster-bench.sh` makes it).
 PostgreSQL must be running (`bash scripts/postgres.sh start DIR`: --postgres-url is DIR/url,
---socket-dir is the directory named in DIR/datadir). Loopback only; every run is bounded.
+--socket-dir is the directory named in DIR/datadir), with its WAL warmed as the benchmark's is
+(`bash scripts/postgres.sh warm-wal DIR`). Loopback only; every run is bounded.
 """
 import argparse
 import asyncio
