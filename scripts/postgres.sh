@@ -101,6 +101,7 @@ case "$cmd" in
     # segments for reuse at each checkpoint instead. Benchmarks measure that steady state: this
     # switches through N segments, keeps them (min_wal_size), and checkpoints so they are recycled.
     N="${3:-24}"
+    case "$N" in ''|*[!0-9]*) log "warm-wal: N is a number of segments, not $N"; exit 64 ;; esac
     URL="$(cat "$DIR/url")"
     timeout 20 psql "$URL" -qAt -c "ALTER SYSTEM SET min_wal_size = '$(( (N + 8) * 16 ))MB'" -c "SELECT pg_reload_conf()" \
       -c "CREATE TABLE IF NOT EXISTS wal_warm_up (n int)" >/dev/null
